@@ -1,0 +1,15 @@
+//! planrun: a declarative HTTP load-test runner.
+//!
+//! The data flows one way, one module a stage:
+//! plan file ([`source`]) -> parsed tree with positions ([`plan::node`]) -> validated plan ([`plan`])
+//! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
+//! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]).
+
+pub mod diag;
+pub mod plan;
+pub mod source;
+pub mod template;
+pub mod report;
+pub mod sample;
+pub mod sink;
+pub mod stub;

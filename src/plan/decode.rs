@@ -1,0 +1,356 @@
+//! Reading the node tree into typed values while collecting every problem found.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use regex::Regex;
+
+use super::duration;
+use super::node::{Key, Node, Value};
+use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
+use crate::source::{Source, Span};
+use crate::template::{Scope, Templates, Tpl};
+
+/// The state of one validation: the file, the templates compiled so far, every problem found.
+pub struct Ctx<'s> {
+    /// The plan's source, for positions inside templates.
+    pub source: &'s Source,
+    /// Problems found.
+    pub diags: Diagnostics,
+    /// The run's template environment.
+    pub templates: Templates,
+    /// The scope for values rendered at load time (properties, counts, durations).
+    pub load_scope: Arc<Scope>,
+}
+
+/// The entries of a mapping, already checked against the keys allowed there.
+pub struct Fields<'n> {
+    /// The mapping node.
+    pub node: &'n Node,
+    entries: &'n [(Key, Node)],
+    what: &'static str,
+}
+
+impl<'n> Fields<'n> {
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&'n Node> {
+        self.entries.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
+    }
+
+    /// The key node of `key`, if present.
+    pub fn key(&self, key: &str) -> Option<&'n Key> {
+        self.entries.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
+    }
+}
+
+/// Names a template may read.
+pub type Names = HashSet<String>;
+
+impl<'s> Ctx<'s> {
+    /// Records a problem.
+    pub fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Checks that `node` is a mapping whose keys are all in `allowed`, reporting unknown and repeated keys.
+    pub fn fields<'n>(&mut self, node: &'n Node, what: &'static str, allowed: &[&str]) -> Option<Fields<'n>> {
+        let Value::Map(entries) = &node.value else {
+            self.type_error(node, &format!("{what}: a mapping"));
+            return None;
+        };
+        let mut seen = HashSet::new();
+        for (k, _) in entries {
+            if !allowed.contains(&k.name.as_str()) {
+                let hint = did_you_mean(&k.name, allowed.iter().copied()).map(|s| format!("did you mean `{s}`?"));
+                self.error(
+                    Diagnostic::new(k.span, format!("unknown key `{}` in {what}", k.name))
+                        .expected(format!("one of: {}", allowed.join(", ")))
+                        .maybe_hint(hint),
+                );
+            } else if !seen.insert(k.name.as_str()) {
+                self.error(Diagnostic::new(k.span, format!("`{}` is given twice in {what}", k.name)));
+            }
+        }
+        Some(Fields { node, entries, what })
+    }
+
+    /// The value of a required key, or a "missing key" problem at the mapping.
+    pub fn require<'n>(&mut self, f: &Fields<'n>, key: &str) -> Option<&'n Node> {
+        let v = f.get(key);
+        if v.is_none() {
+            self.error(
+                Diagnostic::new(f.node.span, format!("missing required key `{key}` in {}", f.what))
+                    .hint(format!("add `{key}:` to this {}", f.what)),
+            );
+        }
+        v
+    }
+
+    /// Reports a value of the wrong type.
+    pub fn type_error(&mut self, node: &Node, expected: &str) {
+        self.error(
+            Diagnostic::new(node.span, format!("wrong type: found {}", node.value.kind())).expected(expected.to_string()),
+        );
+    }
+
+    /// A plain string (numbers and booleans are taken as their text).
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match node.scalar_text() {
+            Some(s) => Some(s),
+            None => {
+                self.type_error(node, &format!("{what}: a string"));
+                None
+            }
+        }
+    }
+
+    /// A boolean.
+    pub fn boolean(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match &node.value {
+            Value::Bool(b) => Some(*b),
+            _ => {
+                self.type_error(node, &format!("{what}: true or false"));
+                None
+            }
+        }
+    }
+
+    /// Renders a value written as a string template at load time (props, env); plain scalars pass through.
+    pub fn load_time_text(&mut self, node: &Node, what: &str) -> Option<String> {
+        let text = self.string(node, what)?;
+        let tpl = self.template(node, &text, &load_time_names())?;
+        match self.templates.render(&tpl, &self.load_scope) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.error(Diagnostic::new(node.span, format!("cannot render {what}: {}", e.message)));
+                None
+            }
+        }
+    }
+
+    /// A whole number, written as a number or a template rendered at load time, at least `min`.
+    pub fn count(&mut self, node: &Node, what: &str, min: u64) -> Option<u64> {
+        let n = match &node.value {
+            Value::Int(i) => *i,
+            Value::Str(_) => {
+                let text = self.load_time_text(node, what)?;
+                match text.trim().parse::<i64>() {
+                    Ok(n) => n,
+                    Err(_) => {
+                        self.error(
+                            Diagnostic::new(node.span, format!("{what} must be a whole number, got `{text}`"))
+                                .expected("a whole number"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.type_error(node, &format!("{what}: a whole number"));
+                return None;
+            }
+        };
+        if n < min as i64 {
+            let msg = format!("{what} must be at least {min}, got {n}");
+            self.error(Diagnostic::new(node.span, msg).expected(format!("a whole number >= {min}")));
+            return None;
+        }
+        Some(n as u64)
+    }
+
+    /// A duration like `250ms` or `10s`, possibly a template rendered at load time.
+    pub fn duration(&mut self, node: &Node, what: &str) -> Option<Duration> {
+        match &node.value {
+            Value::Int(n) => {
+                self.error(
+                    Diagnostic::new(node.span, format!("{what}: a bare number is not a duration"))
+                        .expected("a duration with a unit, like 250ms, 10s, 5m")
+                        .hint(format!("write `{n}s` for seconds or `{n}ms` for milliseconds")),
+                );
+                None
+            }
+            Value::Float(n) => {
+                self.error(
+                    Diagnostic::new(node.span, format!("{what}: a bare number is not a duration"))
+                        .expected("a duration with a unit, like 250ms, 10s, 5m")
+                        .hint(format!("write `{n}s` for seconds")),
+                );
+                None
+            }
+            Value::Str(_) => {
+                let text = self.load_time_text(node, what)?;
+                match duration::parse(&text) {
+                    Ok(d) => Some(d),
+                    Err(e) => {
+                        let hint = if text.trim().parse::<f64>().is_ok() {
+                            format!("write `{0}s` for seconds or `{0}ms` for milliseconds", text.trim())
+                        } else {
+                            "units are ms, s, m, h; e.g. 1h30m".to_string()
+                        };
+                        self.error(
+                            Diagnostic::new(node.span, format!("{what}: {e}"))
+                                .expected("a duration like 250ms, 10s, 5m")
+                                .hint(hint),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                self.type_error(node, &format!("{what}: a duration like 10s"));
+                None
+            }
+        }
+    }
+
+    /// A regular expression, compiled now.
+    pub fn regex(&mut self, node: &Node, what: &str) -> Option<Regex> {
+        let text = self.string(node, what)?;
+        match Regex::new(&text) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let first = e.to_string().lines().last().unwrap_or("invalid").trim().to_string();
+                self.error(Diagnostic::new(node.span, format!("{what}: invalid regular expression: {first}")));
+                None
+            }
+        }
+    }
+
+    /// A template read from a scalar node, checked for syntax and for the names it reads.
+    pub fn template_node(&mut self, node: &Node, what: &str, names: &Names) -> Option<Tpl> {
+        let text = self.string(node, what)?;
+        self.template(node, &text, names)
+    }
+
+    /// Compiles `text` (the value of `node`) and checks every name and filter it uses.
+    pub fn template(&mut self, node: &Node, text: &str, names: &Names) -> Option<Tpl> {
+        match self.templates.add(text) {
+            Ok((tpl, used)) => {
+                let mut ok = true;
+                let mut used: Vec<String> = used.into_iter().collect();
+                used.sort();
+                for name in used {
+                    if !names.contains(&name) {
+                        ok = false;
+                        let mut known: Vec<String> = names.iter().cloned().collect();
+                        known.extend(self.templates.function_names());
+                        let hint = did_you_mean(&name, known.iter().map(String::as_str))
+                            .map(|s| format!("did you mean `{s}`?"))
+                            .unwrap_or_else(|| names_hint(names));
+                        let at = text.find(name.as_str()).unwrap_or(0);
+                        let span = self.span_in(node, text, at).with_len(name.chars().count() as u32);
+                        self.error(Diagnostic::new(span, format!("unknown name `{name}` in template")).hint(hint));
+                    }
+                }
+                for (at, filter) in filters_used(text) {
+                    if !KNOWN_FILTERS.contains(&filter.as_str()) {
+                        ok = false;
+                        let hint = did_you_mean(&filter, KNOWN_FILTERS.iter().copied())
+                            .map(|s| format!("did you mean `{s}`?"))
+                            .unwrap_or_else(|| "planrun's filters: urlencode, base64, sha256, tojson".into());
+                        let span = self.span_in(node, text, at).with_len(filter.chars().count() as u32);
+                        self.error(Diagnostic::new(span, format!("unknown filter `{filter}` in template")).hint(hint));
+                    }
+                }
+                ok.then_some(tpl)
+            }
+            Err(e) => {
+                let at = e.range.as_ref().map(|r| r.start).unwrap_or(0);
+                let span = self.span_in(node, text, at);
+                let hint = "templates use minijinja syntax: {{ name }}, {{ f(x) }}, {{ x | filter }}";
+                self.error(Diagnostic::new(span, e.message.clone()).hint(hint));
+                None
+            }
+        }
+    }
+
+    /// The position of byte `at` of a scalar's text, counting the opening quote of a quoted scalar.
+    fn span_in(&self, node: &Node, text: &str, at: usize) -> Span {
+        let before = &text[..at.min(text.len())];
+        if before.contains('\n') || node.span.line == 0 {
+            return node.span.with_len(1);
+        }
+        let quoted = self
+            .source
+            .line(node.span.line)
+            .and_then(|l| l.chars().nth(node.span.col.saturating_sub(1) as usize))
+            .is_some_and(|c| c == '"' || c == '\'');
+        node.span.shifted(before.chars().count() as u32 + u32::from(quoted)).with_len(1)
+    }
+}
+
+/// Names readable at load time.
+pub fn load_time_names() -> Names {
+    ["props", "stub"].iter().map(|s| s.to_string()).collect()
+}
+
+fn names_hint(names: &Names) -> String {
+    let mut v: Vec<&str> = names.iter().map(String::as_str).collect();
+    v.sort();
+    format!("names available here: {}", v.join(", "))
+}
+
+/// minijinja's built-in filters and planrun's own.
+const KNOWN_FILTERS: &[&str] = &[
+    "abs", "attr", "batch", "bool", "capitalize", "chain", "count", "d", "default", "dictsort", "e", "escape", "first",
+    "float", "groupby", "indent", "int", "items", "join", "last", "length", "lines", "list", "lower", "map", "max",
+    "min", "pprint", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice",
+    "sort", "split", "string", "sum", "title", "tojson", "trim", "unique", "upper", "urlencode", "zip", "base64",
+    "sha256", "format", "center", "wordcount", "striptags", "truncate", "wordwrap",
+];
+
+/// The filters a template applies (`| name`), with their byte offsets, outside string literals.
+fn filters_used(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut in_block = false;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if !in_block {
+            if c == b'{' && matches!(bytes.get(i + 1), Some(b'{') | Some(b'%')) {
+                in_block = true;
+                i += 2;
+                continue;
+            }
+        } else if let Some(q) = quote {
+            if c == b'\\' {
+                i += 1;
+            } else if c == q {
+                quote = None;
+            }
+        } else if c == b'"' || c == b'\'' {
+            quote = Some(c);
+        } else if (c == b'}' || c == b'%') && bytes.get(i + 1) == Some(&b'}') {
+            in_block = false;
+        } else if c == b'|' {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] == b' ' {
+                j += 1;
+            }
+            let start = j;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                j += 1;
+            }
+            if j > start {
+                out.push((start, text[start..j].to_string()));
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filters_used;
+
+    #[test]
+    fn finds_filters_outside_strings() {
+        let f = filters_used("a|b {{ x | upper | urlencod }} {{ 'p|q' }}");
+        let names: Vec<_> = f.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["upper", "urlencod"]);
+    }
+}

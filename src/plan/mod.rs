@@ -1,0 +1,121 @@
+//! Plan files: read, parse with positions, validate into the model that runs.
+
+mod decode;
+mod duration;
+pub mod model;
+pub mod node;
+mod request;
+mod validate;
+
+pub use duration::parse as parse_duration;
+pub use model::Plan;
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{render, Diagnostic, Diagnostics};
+use crate::source::Source;
+use node::Node;
+
+/// What the command line adds to a plan.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `-D name=value`, in the order given (the last one of a name wins).
+    pub overrides: Vec<(String, String)>,
+    /// `--seed`, which wins over the plan's `seed`.
+    pub seed: Option<u64>,
+    /// The stub's URL once it is listening (`stub.url`).
+    pub stub_url: Option<String>,
+}
+
+/// A plan that could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The file could not be read.
+    #[error("cannot read plan {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The plan has problems; the rendered text names each with its position.
+    #[error("{rendered}")]
+    Invalid {
+        /// Every problem, rendered with file, line, column, carets and hints.
+        rendered: String,
+        /// The problems.
+        diags: Diagnostics,
+    },
+}
+
+/// A plan file, read and parsed into a tree with positions, not yet validated.
+#[derive(Debug)]
+pub struct PlanFile {
+    /// The file.
+    pub source: Source,
+    root: Node,
+}
+
+impl PlanFile {
+    /// Reads and parses a plan file.
+    pub fn read(path: &Path) -> Result<Self, PlanError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PlanError::Io { path: path.to_owned(), source })?;
+        Self::parse(Source::new(path, text))
+    }
+
+    /// Parses a plan's text.
+    pub fn parse(source: Source) -> Result<Self, PlanError> {
+        match node::parse(&source.text) {
+            Ok(root) => Ok(Self { source, root }),
+            Err((span, msg)) => {
+                let diags = Diagnostics { items: vec![Diagnostic::new(span, format!("invalid YAML: {msg}"))] };
+                Err(invalid(&source, diags))
+            }
+        }
+    }
+
+    /// The stub file named by `stub:`, resolved relative to the plan; checked to exist.
+    pub fn stub_path(&self, overrides: &[(String, String)]) -> Result<Option<PathBuf>, PlanError> {
+        let Some(node) = self.root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "stub")).map(|(_, v)| v) else {
+            return Ok(None);
+        };
+        let Some(text) = node.scalar_text() else {
+            let d = Diagnostic::new(node.span, "wrong type").expected("stub: the path of a stub file");
+            return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
+        };
+        let text = substitute_props(&text, &self.root, overrides);
+        let path = self.source.dir().join(&text);
+        if !path.is_file() {
+            let d = Diagnostic::new(node.span, format!("stub file `{}` not found", path.display()))
+                .hint("the path is relative to the plan file");
+            return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
+        }
+        Ok(Some(path))
+    }
+
+    /// Validates the plan: every problem is reported, with its position.
+    pub fn validate(&self, opts: &LoadOptions) -> Result<Plan, PlanError> {
+        validate::validate(&self.source, &self.root, opts).map_err(|d| invalid(&self.source, d))
+    }
+}
+
+fn invalid(source: &Source, diags: Diagnostics) -> PlanError {
+    PlanError::Invalid { rendered: render(source, &diags), diags }
+}
+
+/// `stub:` may read `{{ props.NAME }}` from `-D` values or plain properties, so a run can switch stubs.
+fn substitute_props(text: &str, root: &Node, overrides: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    while let Some(start) = out.find("{{") {
+        let Some(end) = out[start..].find("}}").map(|e| start + e + 2) else { break };
+        let inner = out[start + 2..end - 2].trim();
+        let name = inner.strip_prefix("props.").unwrap_or(inner);
+        let value = overrides.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone()).or_else(|| {
+            let props = root.as_map()?.iter().find(|(k, _)| k.name == "properties")?.1.as_map()?;
+            props.iter().find(|(k, _)| k.name == name)?.1.scalar_text()
+        });
+        out.replace_range(start..end, &value.unwrap_or_default());
+    }
+    out
+}

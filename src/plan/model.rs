@@ -1,0 +1,239 @@
+//! The validated plan: every default applied, every template compiled, nothing left to check.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use regex::Regex;
+
+use crate::source::Span;
+use crate::template::{Shared, Templates, Tpl};
+
+/// A plan ready to compile.
+#[derive(Debug)]
+pub struct Plan {
+    /// The plan's name (used in the default results file name).
+    pub name: String,
+    /// What the plan is for.
+    pub description: Option<String>,
+    /// The run's seed: from `--seed`, the plan, or drawn at random.
+    pub seed: u64,
+    /// True when the seed was drawn, so the run prints it.
+    pub seed_drawn: bool,
+    /// Every compiled template of the plan.
+    pub templates: Templates,
+    /// What every scope shares (rendered properties, stub address).
+    pub shared: Arc<Shared>,
+    /// Request defaults.
+    pub defaults: Defaults,
+    /// Per-user variables, rendered in order when a virtual user starts.
+    pub variables: Vec<(Arc<str>, Tpl)>,
+    /// The thread groups, in plan order.
+    pub groups: Vec<ThreadGroup>,
+}
+
+/// Settings every request inherits.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// Prefix of relative URLs, rendered at load time.
+    pub base_url: Option<String>,
+    /// Whole-request timeout (connect, send, receive).
+    pub timeout: Duration,
+    /// Headers sent with every request (a request's own headers of the same name win).
+    pub headers: Vec<(String, Tpl)>,
+    /// Follow 3xx redirects within one sample.
+    pub follow_redirects: bool,
+    /// Each virtual user keeps a cookie jar.
+    pub cookies: bool,
+}
+
+/// A thread group: virtual users running the same steps.
+#[derive(Debug)]
+pub struct ThreadGroup {
+    /// The group's name (threadName prefix).
+    pub name: Arc<str>,
+    /// Number of virtual users.
+    pub threads: u32,
+    /// Virtual users start evenly over this time.
+    pub ramp_up: Duration,
+    /// Iterations per virtual user, if bounded.
+    pub loops: Option<u64>,
+    /// How long the group runs, if bounded.
+    pub duration: Option<Duration>,
+    /// Pause after each request.
+    pub think_time: Think,
+    /// What each iteration does.
+    pub steps: Vec<Step>,
+}
+
+/// A pause.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Think {
+    /// No pause.
+    None,
+    /// Always this long.
+    Fixed(Duration),
+    /// Uniformly between the two.
+    Uniform(Duration, Duration),
+    /// Normally distributed, never negative.
+    Gaussian {
+        /// Mean.
+        mean: Duration,
+        /// Standard deviation.
+        stddev: Duration,
+    },
+}
+
+/// One step of an iteration.
+#[derive(Debug)]
+pub enum Step {
+    /// Send a request and record a sample.
+    Request(Box<RequestStep>),
+    /// Pause.
+    Think(Think),
+}
+
+/// A request step.
+#[derive(Debug)]
+pub struct RequestStep {
+    /// The label in results.
+    pub name: Arc<str>,
+    /// Where the step is in the plan, for runtime messages.
+    pub span: Span,
+    /// The HTTP method.
+    pub method: http::Method,
+    /// URL, absolute or relative to `defaults.base_url`.
+    pub url: Tpl,
+    /// Query parameters appended to the URL, in order.
+    pub query: Vec<(String, Tpl)>,
+    /// Request headers (defaults merged in).
+    pub headers: Vec<(String, Tpl)>,
+    /// The body.
+    pub body: Body,
+    /// Overrides `defaults.timeout`.
+    pub timeout: Duration,
+    /// Checks on the response.
+    pub asserts: Vec<Assertion>,
+}
+
+/// A request body: exactly one kind.
+#[derive(Debug)]
+pub enum Body {
+    /// No body.
+    None,
+    /// `application/x-www-form-urlencoded`, fields in order.
+    Form(Vec<(String, Tpl)>),
+    /// `multipart/form-data`, parts in order.
+    Multipart(Vec<Part>),
+    /// `application/json`.
+    Json(JsonTpl),
+    /// Bytes as written, with an optional content type.
+    Raw {
+        /// The body template.
+        body: Tpl,
+        /// The Content-Type, if any.
+        content_type: Option<String>,
+    },
+}
+
+/// One part of a multipart body.
+#[derive(Debug)]
+pub enum Part {
+    /// A text field.
+    Text {
+        /// Field name.
+        name: String,
+        /// Value template.
+        value: Tpl,
+    },
+    /// A file, read at load time.
+    File {
+        /// Field name.
+        name: String,
+        /// File name sent in the part header.
+        filename: String,
+        /// The part's Content-Type.
+        content_type: String,
+        /// The file's bytes.
+        bytes: Bytes,
+    },
+}
+
+/// A JSON body with templated leaves.
+#[derive(Debug)]
+pub enum JsonTpl {
+    /// A constant value.
+    Const(serde_json::Value),
+    /// A string template.
+    Str(Tpl),
+    /// A leaf that is exactly one `{{ expr }}`: rendered through `tojson`, keeping the value's type.
+    Expr(Tpl),
+    /// A list.
+    Array(Vec<JsonTpl>),
+    /// An object, keys in order.
+    Object(Vec<(String, JsonTpl)>),
+}
+
+/// A check on a response.
+#[derive(Debug)]
+pub struct Assertion {
+    /// Where the assertion is written, named in failure messages.
+    pub span: Span,
+    /// What it checks.
+    pub check: Check,
+}
+
+/// What an assertion checks.
+#[derive(Debug)]
+pub enum Check {
+    /// The status is one of these classes or codes.
+    Status(Vec<StatusMatch>),
+    /// The body contains the text.
+    BodyContains(String),
+    /// The body does not contain the text.
+    BodyNotContains(String),
+    /// The body matches the regex.
+    BodyMatches(Regex),
+    /// The sample took at most this many ms.
+    MaxMs(u64),
+    /// The response is at most this many bytes.
+    MaxBytes(u64),
+}
+
+/// One accepted status: a code or a class like `2xx`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusMatch {
+    /// Exactly this code.
+    Code(u16),
+    /// Any code of this hundred (2 for 2xx).
+    Class(u16),
+}
+
+impl StatusMatch {
+    /// True when the status is accepted.
+    pub fn accepts(self, status: u16) -> bool {
+        match self {
+            StatusMatch::Code(c) => c == status,
+            StatusMatch::Class(c) => status / 100 == c,
+        }
+    }
+}
+
+impl std::fmt::Display for StatusMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StatusMatch::Code(c) => write!(f, "{c}"),
+            StatusMatch::Class(c) => write!(f, "{c}xx"),
+        }
+    }
+}
+
+/// Where the stub file of a plan is.
+#[derive(Debug, Clone)]
+pub struct StubRef {
+    /// The stub file, resolved relative to the plan.
+    pub path: PathBuf,
+    /// Where `stub:` is written.
+    pub span: Span,
+}

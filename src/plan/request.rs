@@ -1,0 +1,294 @@
+//! Validating a request step: method, URL, query, headers, the one body, assertions.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use super::decode::{Ctx, Fields, Names};
+use super::model::{Assertion, Body, Check, Defaults, JsonTpl, Part, RequestStep, StatusMatch};
+use super::node::{Node, Value};
+use crate::diag::Diagnostic;
+use crate::source::Span;
+use crate::template::Tpl;
+
+const REQUEST_KEYS: &[&str] =
+    &["method", "url", "query", "headers", "form", "multipart", "json", "body", "content_type", "timeout"];
+const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
+const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
+const ASSERT_KEYS: &[&str] = &["status", "body_contains", "body_not_contains", "body_matches", "max_ms", "max_bytes"];
+
+/// Validates `request:` (and the step's `assert:`) into a request step.
+pub fn request_step(
+    cx: &mut Ctx,
+    name: Arc<str>,
+    step: &Node,
+    node: &Node,
+    asserts: Option<&Node>,
+    defaults: &Defaults,
+    names: &Names,
+) -> Option<RequestStep> {
+    let f = cx.fields(node, "request", REQUEST_KEYS)?;
+    let method = match f.get("method") {
+        None => Some(http::Method::GET),
+        Some(m) => method(cx, m),
+    };
+    let url = cx.require(&f, "url").and_then(|u| cx.template_node(u, "url", names));
+    let query = f.get("query").map(|q| pairs(cx, q, "query", names)).unwrap_or(Some(Vec::new()));
+    let own_headers = f.get("headers").map(|h| pairs(cx, h, "headers", names)).unwrap_or(Some(Vec::new()));
+    let body = body(cx, &f, names);
+    let timeout = match f.get("timeout") {
+        Some(t) => cx.duration(t, "timeout"),
+        None => Some(defaults.timeout),
+    };
+    let asserts = match asserts {
+        Some(a) => assertions(cx, a),
+        None => Some(Vec::new()),
+    };
+    let (method, url, query, own_headers, body, timeout, asserts) =
+        (method?, url?, query?, own_headers?, body?, timeout?, asserts?);
+    if let Some(ct) = own_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        check_content_type(cx, &f, &body, ct);
+    }
+    let mut headers: Vec<(String, Tpl)> = defaults
+        .headers
+        .iter()
+        .filter(|(k, _)| !own_headers.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)))
+        .cloned()
+        .collect();
+    headers.extend(own_headers);
+    Some(RequestStep { name, span: step.span, method, url, query, headers, body, timeout, asserts })
+}
+
+fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {
+    let text = cx.string(node, "method")?;
+    let upper = text.to_ascii_uppercase();
+    if METHODS.contains(&upper.as_str()) {
+        return http::Method::from_bytes(upper.as_bytes()).ok();
+    }
+    let hint = crate::diag::did_you_mean(&upper, METHODS.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+    cx.error(
+        Diagnostic::new(node.span, format!("unknown HTTP method `{text}`"))
+            .expected(format!("one of: {}", METHODS.join(", ")))
+            .maybe_hint(hint),
+    );
+    None
+}
+
+/// A mapping of names to templates, in order (query, headers, form fields).
+pub fn pairs(cx: &mut Ctx, node: &Node, what: &str, names: &Names) -> Option<Vec<(String, Tpl)>> {
+    let Some(map) = node.as_map() else {
+        cx.type_error(node, &format!("{what}: a mapping of names to values"));
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (k, v) in map {
+        match cx.template_node(v, what, names) {
+            Some(t) => out.push((k.name.clone(), t)),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn body(cx: &mut Ctx, f: &Fields, names: &Names) -> Option<Body> {
+    let given: Vec<&str> = BODY_KINDS.iter().copied().filter(|k| f.get(k).is_some()).collect();
+    if given.len() > 1 {
+        let second = f.key(given[1]).map(|k| k.span).unwrap_or(f.node.span);
+        cx.error(
+            Diagnostic::new(second, format!("a request has one body, but this one has both `{}` and `{}`", given[0], given[1]))
+                .hint("keep one of form, multipart, json, body"),
+        );
+        return None;
+    }
+    if let (Some(ct), None) = (f.key("content_type"), f.get("body")) {
+        cx.error(
+            Diagnostic::new(ct.span, "`content_type` goes with `body`".to_string())
+                .hint("form, multipart and json set their own Content-Type"),
+        );
+        return None;
+    }
+    let Some(kind) = given.first() else { return Some(Body::None) };
+    let node = f.get(kind)?;
+    match *kind {
+        "form" => pairs(cx, node, "form", names).map(Body::Form),
+        "multipart" => multipart(cx, node, names).map(Body::Multipart),
+        "json" => json(cx, node, names).map(Body::Json),
+        _ => {
+            let body = cx.template_node(node, "body", names)?;
+            let content_type = match f.get("content_type") {
+                Some(ct) => Some(cx.string(ct, "content_type")?),
+                None => None,
+            };
+            Some(Body::Raw { body, content_type })
+        }
+    }
+}
+
+fn multipart(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Part>> {
+    let Some(map) = node.as_map() else {
+        cx.type_error(node, "multipart: a mapping of field names to values or { file, content_type }");
+        return None;
+    };
+    let mut parts = Vec::new();
+    let mut ok = true;
+    for (k, v) in map {
+        let part = match &v.value {
+            Value::Map(_) => file_part(cx, k.name.clone(), v),
+            _ => cx.template_node(v, "multipart field", names).map(|value| Part::Text { name: k.name.clone(), value }),
+        };
+        match part {
+            Some(p) => parts.push(p),
+            None => ok = false,
+        }
+    }
+    ok.then_some(parts)
+}
+
+fn file_part(cx: &mut Ctx, name: String, node: &Node) -> Option<Part> {
+    let f = cx.fields(node, "multipart file part", &["file", "content_type", "filename"])?;
+    let file_node = cx.require(&f, "file")?;
+    let file = cx.string(file_node, "file")?;
+    let path = cx.source.dir().join(&file);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => Bytes::from(b),
+        Err(e) => {
+            cx.error(
+                Diagnostic::new(file_node.span, format!("cannot read file `{}`: {e}", path.display()))
+                    .hint("paths are relative to the plan file"),
+            );
+            return None;
+        }
+    };
+    let content_type = match f.get("content_type") {
+        Some(c) => cx.string(c, "content_type")?,
+        None => "application/octet-stream".to_string(),
+    };
+    let filename = match f.get("filename") {
+        Some(n) => cx.string(n, "filename")?,
+        None => std::path::Path::new(&file).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or(file),
+    };
+    Some(Part::File { name, filename, content_type, bytes })
+}
+
+fn json(cx: &mut Ctx, node: &Node, names: &Names) -> Option<JsonTpl> {
+    Some(match &node.value {
+        Value::Null => JsonTpl::Const(serde_json::Value::Null),
+        Value::Bool(b) => JsonTpl::Const((*b).into()),
+        Value::Int(i) => JsonTpl::Const((*i).into()),
+        Value::Float(f) => JsonTpl::Const(serde_json::Number::from_f64(*f).map(Into::into).unwrap_or_default()),
+        Value::Str(s) => {
+            let t = s.trim();
+            let single = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none() && t.matches("}}").count() == 1;
+            if single {
+                let expr = &t[2..t.len() - 2];
+                let tpl = cx.template(node, &format!("{{{{ ({expr}) | tojson }}}}"), names)?;
+                JsonTpl::Expr(tpl)
+            } else {
+                JsonTpl::Str(cx.template(node, s, names)?)
+            }
+        }
+        Value::Seq(items) => {
+            let out: Vec<_> = items.iter().map(|i| json(cx, i, names)).collect();
+            JsonTpl::Array(out.into_iter().collect::<Option<Vec<_>>>()?)
+        }
+        Value::Map(entries) => {
+            let out: Vec<_> = entries.iter().map(|(k, v)| json(cx, v, names).map(|j| (k.name.clone(), j))).collect();
+            JsonTpl::Object(out.into_iter().collect::<Option<Vec<_>>>()?)
+        }
+    })
+}
+
+fn check_content_type(cx: &mut Ctx, f: &Fields, body: &Body, header: &(String, Tpl)) {
+    let Some(value) = header.1.literal() else { return };
+    let v = value.to_ascii_lowercase();
+    let (kind, ok, wanted) = match body {
+        Body::Form(_) => ("form", v.starts_with("application/x-www-form-urlencoded"), "application/x-www-form-urlencoded"),
+        Body::Multipart(_) => ("multipart", v.starts_with("multipart/form-data"), "multipart/form-data"),
+        Body::Json(_) => ("json", v.starts_with("application/json") || v.contains("+json"), "application/json"),
+        Body::Raw { content_type: Some(ct), .. } => ("body", ct.eq_ignore_ascii_case(value), ct.as_str()),
+        _ => return,
+    };
+    if !ok {
+        let span = f.get("headers").and_then(|h| h.as_map()).and_then(|m| {
+            m.iter().find(|(k, _)| k.name.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.span)
+        });
+        cx.error(
+            Diagnostic::new(
+                span.unwrap_or(f.node.span),
+                format!("Content-Type `{value}` contradicts the `{kind}` body, which is sent as {wanted}"),
+            )
+            .hint(format!("remove the Content-Type header: `{kind}` sets it; or use `body:` with `content_type:`")),
+        );
+    }
+}
+
+fn assertions(cx: &mut Ctx, node: &Node) -> Option<Vec<Assertion>> {
+    let Value::Seq(items) = &node.value else {
+        cx.type_error(node, "assert: a list like [ { status: 200 } ]");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(f) = cx.fields(item, "assertion", ASSERT_KEYS) else {
+            ok = false;
+            continue;
+        };
+        let Some((key, value)) = item.as_map().and_then(|m| m.first()) else {
+            cx.error(Diagnostic::new(item.span, "an empty assertion").expected(format!("one of: {}", ASSERT_KEYS.join(", "))));
+            ok = false;
+            continue;
+        };
+        if item.as_map().is_some_and(|m| m.len() > 1) {
+            cx.error(Diagnostic::new(item.span, "one check per assertion").hint("write each check as its own list item"));
+            ok = false;
+            continue;
+        }
+        drop(f);
+        let check = match key.name.as_str() {
+            "status" => status(cx, value).map(Check::Status),
+            "body_contains" => cx.string(value, "body_contains").map(Check::BodyContains),
+            "body_not_contains" => cx.string(value, "body_not_contains").map(Check::BodyNotContains),
+            "body_matches" => cx.regex(value, "body_matches").map(Check::BodyMatches),
+            "max_ms" => match &value.value {
+                Value::Str(_) => cx.duration(value, "max_ms").map(|d: Duration| Check::MaxMs(d.as_millis() as u64)),
+                _ => cx.count(value, "max_ms", 0).map(Check::MaxMs),
+            },
+            "max_bytes" => cx.count(value, "max_bytes", 0).map(Check::MaxBytes),
+            _ => None,
+        };
+        match check {
+            Some(check) => out.push(Assertion { span: key.span, check }),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn status(cx: &mut Ctx, node: &Node) -> Option<Vec<StatusMatch>> {
+    match &node.value {
+        Value::Seq(items) => items.iter().map(|i| one_status(cx, i)).collect::<Vec<_>>().into_iter().collect(),
+        _ => one_status(cx, node).map(|s| vec![s]),
+    }
+}
+
+fn one_status(cx: &mut Ctx, node: &Node) -> Option<StatusMatch> {
+    let bad = |cx: &mut Ctx, span: Span| {
+        cx.error(Diagnostic::new(span, "not a status").expected("a code from 100 to 599 like 202, or a class like 2xx"));
+        None
+    };
+    match &node.value {
+        Value::Int(i) if (100..600).contains(i) => Some(StatusMatch::Code(*i as u16)),
+        Value::Str(s) if s.len() == 3 && s.ends_with("xx") => match s.as_bytes()[0] {
+            c @ b'1'..=b'5' => Some(StatusMatch::Class(u16::from(c - b'0'))),
+            _ => bad(cx, node.span),
+        },
+        Value::Str(s) => match s.parse::<u16>() {
+            Ok(c) if (100..600).contains(&c) => Some(StatusMatch::Code(c)),
+            _ => bad(cx, node.span),
+        },
+        _ => bad(cx, node.span),
+    }
+}

@@ -1,0 +1,298 @@
+//! Validation: the node tree of a plan becomes a [`Plan`], or every problem found, sorted by position.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use minijinja::value::Value as JValue;
+
+use super::decode::{Ctx, Names};
+use super::model::{Defaults, Plan, Step, Think, ThreadGroup};
+use super::node::{Node, Value};
+use super::request::{pairs, request_step};
+use super::LoadOptions;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::source::Source;
+use crate::template::{Scope, Shared, Templates, Tpl};
+
+const PLAN_KEYS: &[&str] =
+    &["name", "description", "seed", "stub", "properties", "defaults", "variables", "thread_groups"];
+const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies"];
+const GROUP_KEYS: &[&str] = &["name", "threads", "ramp_up", "loops", "duration", "think_time", "steps"];
+const STEP_KEYS: &[&str] = &["name", "request", "assert", "think"];
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Validates a parsed plan.
+pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan, Diagnostics> {
+    let seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
+    let seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
+    let stub = match &opts.stub_url {
+        Some(url) => JValue::from_iter([("url", JValue::from(url.as_str()))]),
+        None => JValue::UNDEFINED,
+    };
+    let shared = Arc::new(Shared { props: JValue::from(()), stub: stub.clone() });
+    let mut cx =
+        Ctx { source, diags: Diagnostics::default(), templates: Templates::new(), load_scope: Scope::load_time(shared, seed) };
+    let Some(f) = cx.fields(root, "plan", PLAN_KEYS) else {
+        return Err(cx.diags);
+    };
+    let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
+    let description = f.get("description").and_then(|d| cx.string(d, "description"));
+    if let Some(s) = f.get("seed") {
+        cx.count(s, "seed", 0);
+    }
+    let props = properties(&mut cx, f.get("properties"), opts, &stub, seed);
+    let shared = Arc::new(Shared { props, stub });
+    cx.load_scope = Scope::load_time(shared.clone(), seed);
+
+    let mut names: Names = ["vu", "iteration", "group", "props"].iter().map(|s| s.to_string()).collect();
+    if opts.stub_url.is_some() {
+        names.insert("stub".into());
+    }
+    let defaults = defaults(&mut cx, f.get("defaults"), &names);
+    let variables = variables(&mut cx, f.get("variables"), &mut names);
+    let groups = match (cx.require(&f, "thread_groups"), &defaults) {
+        (Some(g), Some(d)) => thread_groups(&mut cx, g, d, &names),
+        _ => None,
+    };
+    if !cx.diags.is_empty() {
+        return Err(cx.diags.sorted());
+    }
+    let (Some(name), Some(defaults), Some(variables), Some(groups)) = (name, defaults, variables, groups) else {
+        return Err(cx.diags.sorted());
+    };
+    Ok(Plan { name, description, seed, seed_drawn, templates: cx.templates, shared, defaults, variables, groups })
+}
+
+fn plan_seed(root: &Node) -> Option<u64> {
+    root.as_map()?.iter().find(|(k, _)| k.name == "seed").and_then(|(_, v)| match v.value {
+        Value::Int(i) if i >= 0 => Some(i as u64),
+        _ => None,
+    })
+}
+
+/// Renders properties in order, each seeing the ones before it; `-D` values replace them.
+fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JValue, seed: u64) -> JValue {
+    let mut props: Vec<(String, JValue)> = Vec::new();
+    let entries = match node {
+        Some(n) => match n.as_map() {
+            Some(m) => m.to_vec(),
+            None => {
+                cx.type_error(n, "properties: a mapping of names to values");
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
+    };
+    for (k, v) in &entries {
+        if let Some((_, over)) = opts.overrides.iter().rev().find(|(n, _)| n == &k.name) {
+            props.push((k.name.clone(), override_value(over)));
+            continue;
+        }
+        let so_far = Shared { props: JValue::from_iter(props.iter().cloned()), stub: stub.clone() };
+        cx.load_scope = Scope::load_time(Arc::new(so_far), seed);
+        let value = match &v.value {
+            Value::Int(i) => JValue::from(*i),
+            Value::Float(f) => JValue::from(*f),
+            Value::Bool(b) => JValue::from(*b),
+            Value::Str(_) => match cx.load_time_text(v, "property") {
+                Some(s) => JValue::from(s),
+                None => continue,
+            },
+            _ => {
+                cx.type_error(v, "a property: a string, number or boolean");
+                continue;
+            }
+        };
+        props.push((k.name.clone(), value));
+    }
+    for (n, v) in &opts.overrides {
+        if !props.iter().any(|(p, _)| p == n) {
+            props.push((n.clone(), override_value(v)));
+        }
+    }
+    JValue::from_iter(props)
+}
+
+fn override_value(text: &str) -> JValue {
+    match text.parse::<i64>() {
+        Ok(i) => JValue::from(i),
+        Err(_) => JValue::from(text),
+    }
+}
+
+fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults> {
+    let mut d = Defaults {
+        base_url: None,
+        timeout: DEFAULT_TIMEOUT,
+        headers: vec![("User-Agent".into(), literal_tpl(cx, "planrun"))],
+        follow_redirects: true,
+        cookies: true,
+    };
+    let Some(node) = node else { return Some(d) };
+    let f = cx.fields(node, "defaults", DEFAULTS_KEYS)?;
+    if let Some(b) = f.get("base_url") {
+        d.base_url = cx.load_time_text(b, "base_url");
+        if let Some(url) = &d.base_url {
+            if url::Url::parse(url).map(|u| !matches!(u.scheme(), "http" | "https")).unwrap_or(true) {
+                cx.error(
+                    Diagnostic::new(b.span, format!("base_url `{url}` is not an http:// or https:// URL"))
+                        .hint("e.g. http://127.0.0.1:13013"),
+                );
+            }
+        }
+    }
+    if let Some(t) = f.get("timeout") {
+        d.timeout = cx.duration(t, "timeout").unwrap_or(d.timeout);
+    }
+    if let Some(h) = f.get("headers") {
+        let own = pairs(cx, h, "headers", names).unwrap_or_default();
+        d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)));
+        d.headers.extend(own);
+    }
+    if let Some(r) = f.get("follow_redirects") {
+        d.follow_redirects = cx.boolean(r, "follow_redirects").unwrap_or(true);
+    }
+    if let Some(c) = f.get("cookies") {
+        d.cookies = cx.boolean(c, "cookies").unwrap_or(true);
+    }
+    Some(d)
+}
+
+fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
+    cx.templates.add(text).map(|(t, _)| t).expect("a literal always compiles")
+}
+
+fn variables(cx: &mut Ctx, node: Option<&Node>, names: &mut Names) -> Option<Vec<(Arc<str>, Tpl)>> {
+    let Some(node) = node else { return Some(Vec::new()) };
+    let Some(map) = node.as_map() else {
+        cx.type_error(node, "variables: a mapping of names to values");
+        return None;
+    };
+    let mut out = Vec::new();
+    for (k, v) in map {
+        let visible = names.clone();
+        if let Some(t) = cx.template_node(v, "variable", &visible) {
+            out.push((Arc::from(k.name.as_str()), t));
+        }
+        names.insert(k.name.clone());
+    }
+    Some(out)
+}
+
+fn thread_groups(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Vec<ThreadGroup>> {
+    let Value::Seq(items) = &node.value else {
+        cx.type_error(node, "thread_groups: a list of thread groups");
+        return None;
+    };
+    if items.is_empty() {
+        cx.error(Diagnostic::new(node.span, "no thread groups").hint("add at least one group with threads and steps"));
+        return None;
+    }
+    let groups: Vec<_> = items.iter().map(|g| thread_group(cx, g, defaults, names)).collect();
+    groups.into_iter().collect()
+}
+
+fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<ThreadGroup> {
+    let f = cx.fields(node, "thread group", GROUP_KEYS)?;
+    let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
+    let threads = cx.require(&f, "threads").and_then(|t| cx.count(t, "threads", 1));
+    if threads.is_some_and(|t| t > u64::from(u32::MAX)) {
+        cx.error(Diagnostic::new(f.get("threads")?.span, "threads: too many"));
+    }
+    let ramp_up = f.get("ramp_up").map(|r| cx.duration(r, "ramp_up")).unwrap_or(Some(Duration::ZERO));
+    let loops = f.get("loops").map(|l| cx.count(l, "loops", 1));
+    let duration = f.get("duration").map(|d| cx.duration(d, "duration"));
+    let think_time = f.get("think_time").map(|t| think(cx, t)).unwrap_or(Some(Think::None));
+    let steps = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
+    let loops = match (loops, duration.is_some()) {
+        (None, false) => Some(Some(1)),
+        (l, _) => l.map_or(Some(None), |l| l.map(Some)),
+    };
+    let duration = match duration {
+        Some(d) => Some(Some(d?)),
+        None => Some(None),
+    };
+    Some(ThreadGroup {
+        name: Arc::from(name?.as_str()),
+        threads: threads? as u32,
+        ramp_up: ramp_up?,
+        loops: loops?,
+        duration: duration?,
+        think_time: think_time?,
+        steps: steps?,
+    })
+}
+
+fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
+    match &node.value {
+        Value::Map(_) => {
+            let f = cx.fields(node, "think time", &["uniform", "gaussian"])?;
+            if let Some(u) = f.get("uniform") {
+                let Value::Seq(b) = &u.value else {
+                    cx.type_error(u, "uniform: [min, max], e.g. [100ms, 300ms]");
+                    return None;
+                };
+                if b.len() != 2 {
+                    cx.type_error(u, "uniform: two durations [min, max]");
+                    return None;
+                }
+                let (lo, hi) = (cx.duration(&b[0], "uniform")?, cx.duration(&b[1], "uniform")?);
+                if lo > hi {
+                    cx.error(Diagnostic::new(u.span, "uniform: the minimum is above the maximum"));
+                    return None;
+                }
+                return Some(Think::Uniform(lo, hi));
+            }
+            if let Some(g) = f.get("gaussian") {
+                let gf = cx.fields(g, "gaussian", &["mean", "stddev"])?;
+                let mean = cx.require(&gf, "mean").and_then(|m| cx.duration(m, "mean"));
+                let stddev = cx.require(&gf, "stddev").and_then(|s| cx.duration(s, "stddev"));
+                return Some(Think::Gaussian { mean: mean?, stddev: stddev? });
+            }
+            cx.error(Diagnostic::new(node.span, "empty think time").expected("uniform or gaussian"));
+            None
+        }
+        _ => cx.duration(node, "think time").map(|d| if d.is_zero() { Think::None } else { Think::Fixed(d) }),
+    }
+}
+
+fn steps(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Vec<Step>> {
+    let Value::Seq(items) = &node.value else {
+        cx.type_error(node, "steps: a list of steps");
+        return None;
+    };
+    if items.is_empty() {
+        cx.error(Diagnostic::new(node.span, "no steps").hint("add a step with `name` and `request`"));
+        return None;
+    }
+    let steps: Vec<_> = items.iter().map(|s| step(cx, s, defaults, names)).collect();
+    steps.into_iter().collect()
+}
+
+fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Step> {
+    let f = cx.fields(node, "step", STEP_KEYS)?;
+    if let Some(t) = f.get("think") {
+        if let Some(k) = ["name", "request", "assert"].into_iter().find_map(|k| f.key(k)) {
+            cx.error(
+                Diagnostic::new(k.span, format!("a `think` step has no `{}`", k.name))
+                    .hint("write the pause as its own step: `- think: 200ms`"),
+            );
+            return None;
+        }
+        return think(cx, t).map(Step::Think);
+    }
+    if f.get("request").is_none() && f.get("name").is_some() {
+        cx.require(&f, "request");
+        return None;
+    }
+    if f.get("request").is_none() {
+        cx.error(Diagnostic::new(node.span, "a step needs `name` and `request`, or `think`"));
+        return None;
+    }
+    let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
+    let request = f.get("request")?;
+    let step = request_step(cx, Arc::from(name.clone().unwrap_or_default().as_str()), node, request, f.get("assert"), defaults, names);
+    name?;
+    step.map(|s| Step::Request(Box::new(s)))
+}
+

@@ -1,0 +1,3 @@
+//! Reports built from statistics and result files.
+
+pub mod summary;

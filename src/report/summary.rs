@@ -1,0 +1,143 @@
+//! The end-of-run summary as a plain-text table.
+
+use std::fmt::Write as _;
+
+use crate::sink::stats::{Summary, SummaryRow};
+
+/// Labels longer than this many characters are cut, ending in an ellipsis.
+const MAX_LABEL: usize = 40;
+
+const HEADERS: [&str; 14] = [
+    "Label",
+    "Samples",
+    "Mean",
+    "Min",
+    "Max",
+    "StdDev",
+    "p50",
+    "p90",
+    "p95",
+    "p99",
+    "Error %",
+    "Throughput",
+    "Recv KB/s",
+    "Sent KB/s",
+];
+
+/// An aligned table: one row per label, then TOTAL. Times in ms with 2 decimals, throughput in requests per
+/// second, KB = 1024 bytes. The label column is left-aligned, numbers right-aligned.
+pub fn render_table(summary: &Summary) -> String {
+    let headers = HEADERS;
+    let cells: Vec<Vec<String>> = summary.rows.iter().chain([&summary.total]).map(cells).collect();
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| cells.iter().map(|row| row[c].chars().count()).chain([headers[c].len()]).max().unwrap_or(0))
+        .collect();
+    let rule = "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1));
+    let mut out = String::new();
+    line(&mut out, headers.iter().copied(), &widths);
+    out.push_str(&rule);
+    out.push('\n');
+    for (i, row) in cells.iter().enumerate() {
+        if i + 1 == cells.len() && i > 0 {
+            out.push_str(&rule);
+            out.push('\n');
+        }
+        line(&mut out, row.iter().map(String::as_str), &widths);
+    }
+    out
+}
+
+fn cells(row: &SummaryRow) -> Vec<String> {
+    let ms = |v: f64| format!("{v:.2}");
+    vec![
+        truncate(&row.label),
+        row.samples.to_string(),
+        ms(row.mean_ms),
+        ms(row.min_ms),
+        ms(row.max_ms),
+        ms(row.stddev_ms),
+        ms(row.p50_ms),
+        ms(row.p90_ms),
+        ms(row.p95_ms),
+        ms(row.p99_ms),
+        format!("{:.2}%", row.error_pct),
+        format!("{:.1}", row.throughput),
+        format!("{:.2}", row.received_kb_s),
+        format!("{:.2}", row.sent_kb_s),
+    ]
+}
+
+/// Appends one line: the first cell left-aligned, the others right-aligned, two spaces apart.
+fn line<'a>(out: &mut String, cells: impl Iterator<Item = &'a str>, widths: &[usize]) {
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    for (c, (cell, &width)) in cells.zip(widths).enumerate() {
+        let _ = if c == 0 { write!(text, "{cell:<width$}") } else { write!(text, "  {cell:>width$}") };
+    }
+    out.push_str(text.trim_end());
+    out.push('\n');
+}
+
+fn truncate(label: &str) -> String {
+    if label.chars().count() <= MAX_LABEL {
+        return label.to_string();
+    }
+    let mut cut: String = label.chars().take(MAX_LABEL - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn row(label: &str, samples: u64, mean_ms: f64) -> SummaryRow {
+        SummaryRow {
+            label: label.into(),
+            samples,
+            transactions: 0,
+            errors: 1,
+            error_pct: 100.0 / samples as f64,
+            mean_ms,
+            min_ms: 0.25,
+            max_ms: 1234.5,
+            stddev_ms: 3.0449,
+            p50_ms: 1.0,
+            p90_ms: 2.0,
+            p95_ms: 3.0,
+            p99_ms: 4.0,
+            p999_ms: 5.0,
+            throughput: 123.456,
+            received_kb_s: 1.5,
+            sent_kb_s: 0.75,
+            response_codes: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn renders_an_aligned_table() {
+        let summary = Summary {
+            rows: vec![row("sendsms", 3, 12.345), row(&"x".repeat(45), 1000, 0.5)],
+            total: row("TOTAL", 1003, 0.54),
+        };
+        let table = render_table(&summary);
+        let expected = "\
+Label                                     Samples   Mean   Min      Max  StdDev   p50   p90   p95   p99  Error %  Throughput  Recv KB/s  Sent KB/s
+--------------------------------------------------------------------------------------------------------------------------------------------------
+sendsms                                         3  12.35  0.25  1234.50    3.04  1.00  2.00  3.00  4.00   33.33%       123.5       1.50       0.75
+xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…     1000   0.50  0.25  1234.50    3.04  1.00  2.00  3.00  4.00    0.10%       123.5       1.50       0.75
+--------------------------------------------------------------------------------------------------------------------------------------------------
+TOTAL                                        1003   0.54  0.25  1234.50    3.04  1.00  2.00  3.00  4.00    0.10%       123.5       1.50       0.75
+";
+        assert_eq!(table, expected);
+    }
+
+    #[test]
+    fn an_empty_run_has_only_total() {
+        let table = render_table(&Summary { rows: vec![], total: row("TOTAL", 1, 0.0) });
+        assert_eq!(table.lines().count(), 3);
+        assert!(table.lines().nth(2).unwrap().starts_with("TOTAL"));
+    }
+}

@@ -1,0 +1,171 @@
+//! The one record that flows from the virtual users to every sink.
+
+use std::sync::Arc;
+
+/// Why a request produced no HTTP response. The names are stable: they appear in result files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The target refused the TCP connection.
+    ConnectionRefused,
+    /// The TCP (or TLS) connection could not be made within the timeout.
+    ConnectTimeout,
+    /// The host name could not be resolved.
+    UnknownHost,
+    /// Any other failure while connecting.
+    ConnectFailed,
+    /// The connection was reset or closed before the response was complete.
+    ConnectionReset,
+    /// No complete response within the timeout.
+    ReadTimeout,
+    /// The response was not valid HTTP.
+    InvalidResponse,
+    /// Redirects went on for longer than the limit, or left http/https.
+    Redirect,
+    /// The request could not be built (a template failed to render, a bad URL).
+    BadRequest,
+}
+
+impl ErrorKind {
+    /// The stable name of the kind, used in `responseCode` and in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ConnectionRefused => "ConnectionRefused",
+            ErrorKind::ConnectTimeout => "ConnectTimeout",
+            ErrorKind::UnknownHost => "UnknownHost",
+            ErrorKind::ConnectFailed => "ConnectFailed",
+            ErrorKind::ConnectionReset => "ConnectionReset",
+            ErrorKind::ReadTimeout => "ReadTimeout",
+            ErrorKind::InvalidResponse => "InvalidResponse",
+            ErrorKind::Redirect => "Redirect",
+            ErrorKind::BadRequest => "BadRequest",
+        }
+    }
+}
+
+/// What came back for a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// An HTTP response with its status code and reason phrase.
+    Response {
+        /// The status code.
+        status: u16,
+        /// The reason phrase (`Accepted`), possibly empty.
+        reason: String,
+    },
+    /// No usable response.
+    Error {
+        /// What kind of failure.
+        kind: ErrorKind,
+        /// A specific message, e.g. `Read timed out after 2000 ms`.
+        message: String,
+    },
+    /// A transaction (parent) sample.
+    Transaction {
+        /// Number of child samples.
+        children: u32,
+        /// Number of failed child samples.
+        failed: u32,
+    },
+}
+
+/// JMeter's `dataType` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataType {
+    /// Textual response (the default).
+    Text,
+    /// image/, audio/, video/ responses.
+    Bin,
+    /// Transactions and transport errors write an empty field.
+    None,
+}
+
+/// Which virtual user made a sample: JMeter's threadName is `<group> <group_no>-<vu>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadId {
+    /// The thread group's name.
+    pub group: Arc<str>,
+    /// The group's number in the plan, from 1.
+    pub group_no: u32,
+    /// The virtual user's number in its group, from 1.
+    pub vu: u32,
+}
+
+/// One sample: a request (or transaction) and what happened to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// Start of the sample, in ms since the Unix epoch (JTL `timeStamp`).
+    pub start_ms: u64,
+    /// Just before sending to the last response byte, in µs (JTL `elapsed`, in ms there).
+    pub elapsed_us: u64,
+    /// Just before sending to the first response byte, in µs (JTL `Latency`).
+    pub latency_us: u64,
+    /// Time spent opening a connection for this sample, in µs; 0 on a reused connection (JTL `Connect`).
+    pub connect_us: u64,
+    /// Time excluded from `elapsed` (think times inside transactions), in µs (JTL `IdleTime`).
+    pub idle_us: u64,
+    /// The step's name.
+    pub label: Arc<str>,
+    /// The response, the transport error or the transaction's tally.
+    pub outcome: Outcome,
+    /// The virtual user that made it.
+    pub thread: ThreadId,
+    /// JMeter's dataType.
+    pub data_type: DataType,
+    /// False on transport errors, failed assertions and failed transactions.
+    pub success: bool,
+    /// The first failed assertion's message (or the transport error), empty when successful.
+    pub failure: Option<String>,
+    /// Bytes received on the wire: status line, headers and body as transferred.
+    pub bytes: u64,
+    /// Bytes sent on the wire: request line, headers and body.
+    pub sent_bytes: u64,
+    /// Active threads in this sample's group when it finished.
+    pub grp_threads: u32,
+    /// Active threads in all groups when it finished.
+    pub all_threads: u32,
+    /// The full request URL; `None` for transactions (written as `null`).
+    pub url: Option<String>,
+}
+
+impl Sample {
+    /// The JTL `responseCode` text.
+    pub fn response_code(&self) -> String {
+        match &self.outcome {
+            Outcome::Response { status, .. } => status.to_string(),
+            Outcome::Error { kind, .. } => format!("Non HTTP response code: {}", kind.as_str()),
+            Outcome::Transaction { failed, .. } => if *failed == 0 { "200".into() } else { String::new() },
+        }
+    }
+
+    /// The JTL `responseMessage` text.
+    pub fn response_message(&self) -> String {
+        match &self.outcome {
+            Outcome::Response { reason, .. } => reason.clone(),
+            Outcome::Error { message, .. } => format!("Non HTTP response message: {message}"),
+            Outcome::Transaction { children, failed } => {
+                format!("Number of samples in transaction : {children}, number of failing samples : {failed}")
+            }
+        }
+    }
+
+    /// The error kind, when the request got no usable response.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        match &self.outcome {
+            Outcome::Error { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, when there was a response.
+    pub fn status(&self) -> Option<u16> {
+        match &self.outcome {
+            Outcome::Response { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The end of the sample in ms since the epoch.
+    pub fn end_ms(&self) -> u64 {
+        self.start_ms + self.elapsed_us / 1000
+    }
+}

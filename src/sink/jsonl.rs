@@ -1,0 +1,184 @@
+//! The JSON lines sink (`--json FILE`): one object a sample, the JTL row's facts under snake_case names.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::jtl::{create_file, data_type_str, RowText};
+use super::{Sink, SinkError};
+use crate::sample::{ErrorKind, Sample};
+
+/// Bytes buffered before they reach the writer; a whole batch usually fits.
+const BUFFER: usize = 256 * 1024;
+
+/// Writes samples as JSON lines.
+///
+/// Each line holds the JTL columns with the same values (times in whole ms, `response_code` as text), except
+/// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
+/// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
+/// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`.
+/// Every [`Sink::write`] ends with a flush, so between batches the file holds only complete lines.
+pub struct JsonlSink<W: Write = File> {
+    out: BufWriter<W>,
+    name: String,
+    sync: fn(&W) -> io::Result<()>,
+    text: RowText,
+}
+
+/// One line, borrowed from the sample.
+#[derive(Serialize)]
+struct Row<'a> {
+    timestamp: u64,
+    elapsed: u64,
+    label: &'a str,
+    response_code: &'a str,
+    response_message: &'a str,
+    thread_name: &'a str,
+    data_type: Option<&'static str>,
+    success: bool,
+    failure_message: Option<&'a str>,
+    bytes: u64,
+    sent_bytes: u64,
+    grp_threads: u32,
+    all_threads: u32,
+    url: Option<&'a str>,
+    latency: u64,
+    idle_time: u64,
+    connect: u64,
+    error_kind: Option<&'static str>,
+    elapsed_us: u64,
+    latency_us: u64,
+    connect_us: u64,
+}
+
+impl JsonlSink<File> {
+    /// Creates (or truncates) the file at `path`, its parent directories included.
+    pub fn create(path: &Path) -> Result<Self, SinkError> {
+        let name = path.display().to_string();
+        match create_file(path) {
+            Ok(file) => Ok(Self::build(file, name, File::sync_all)),
+            Err(source) => Err(SinkError::Io { path: name, source }),
+        }
+    }
+}
+
+impl<W: Write> JsonlSink<W> {
+    /// Writes JSON lines to any writer; `name` names it in errors.
+    pub fn new(writer: W, name: impl Into<String>) -> Self {
+        Self::build(writer, name.into(), |_| Ok(()))
+    }
+
+    fn build(writer: W, name: String, sync: fn(&W) -> io::Result<()>) -> Self {
+        JsonlSink { out: BufWriter::with_capacity(BUFFER, writer), name, sync, text: RowText::default() }
+    }
+
+    /// Flushes and returns the writer.
+    pub fn into_inner(self) -> Result<W, SinkError> {
+        let name = self.name;
+        self.out.into_inner().map_err(|e| SinkError::Io { path: name, source: e.into_error() })
+    }
+
+    fn error(&self, source: io::Error) -> SinkError {
+        SinkError::Io { path: self.name.clone(), source }
+    }
+
+    fn write_line(&mut self, s: &Sample) -> io::Result<()> {
+        self.text.fill(s);
+        let row = Row {
+            timestamp: s.start_ms,
+            elapsed: s.elapsed_us / 1000,
+            label: &s.label,
+            response_code: &self.text.code,
+            response_message: &self.text.message,
+            thread_name: &self.text.thread,
+            data_type: data_type_str(s.data_type),
+            success: s.success,
+            failure_message: s.failure.as_deref(),
+            bytes: s.bytes,
+            sent_bytes: s.sent_bytes,
+            grp_threads: s.grp_threads,
+            all_threads: s.all_threads,
+            url: s.url.as_deref(),
+            latency: s.latency_us / 1000,
+            idle_time: s.idle_us / 1000,
+            connect: s.connect_us / 1000,
+            error_kind: s.error_kind().map(ErrorKind::as_str),
+            elapsed_us: s.elapsed_us,
+            latency_us: s.latency_us,
+            connect_us: s.connect_us,
+        };
+        serde_json::to_writer(&mut self.out, &row)?;
+        self.out.write_all(b"\n")
+    }
+}
+
+impl<W: Write + Send> Sink for JsonlSink<W> {
+    fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
+        for sample in batch {
+            self.write_line(sample).map_err(|e| self.error(e))?;
+        }
+        self.out.flush().map_err(|e| self.error(e))
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        self.out.flush().and_then(|()| (self.sync)(self.out.get_ref())).map_err(|e| self.error(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::sample::{DataType, Outcome};
+    use crate::sink::jtl::tests::sample;
+
+    fn lines(samples: &[Sample]) -> Vec<Value> {
+        let mut sink = JsonlSink::new(Vec::new(), "memory");
+        sink.write(samples).unwrap();
+        let text = String::from_utf8(sink.into_inner().unwrap()).unwrap();
+        assert!(text.ends_with('\n'));
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_response_has_every_field() {
+        let got = lines(&[sample("sendsms")]);
+        let expected = json!({
+            "timestamp": 1_764_547_200_123_u64, "elapsed": 4, "label": "sendsms", "response_code": "202",
+            "response_message": "Accepted", "thread_name": "senders 1-17", "data_type": "text", "success": true,
+            "failure_message": null, "bytes": 213, "sent_bytes": 187, "grp_threads": 2, "all_threads": 3,
+            "url": "http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world", "latency": 4, "idle_time": 0,
+            "connect": 1, "error_kind": null, "elapsed_us": 4999, "latency_us": 4100, "connect_us": 1500
+        });
+        assert_eq!(got, vec![expected]);
+    }
+
+    #[test]
+    fn errors_and_transactions_use_null_for_absent_values() {
+        let refused = Sample {
+            outcome: Outcome::Error { kind: ErrorKind::ReadTimeout, message: "Read timed out, \"x\"".into() },
+            data_type: DataType::None,
+            success: false,
+            failure: Some("Read timed out".into()),
+            ..sample("a")
+        };
+        let transaction = Sample {
+            outcome: Outcome::Transaction { children: 3, failed: 0 },
+            data_type: DataType::None,
+            url: None,
+            ..sample("tx")
+        };
+        let got = lines(&[refused, transaction]);
+        assert_eq!(got[0]["error_kind"], "ReadTimeout");
+        assert_eq!(got[0]["response_code"], "Non HTTP response code: ReadTimeout");
+        assert_eq!(got[0]["response_message"], "Non HTTP response message: Read timed out, \"x\"");
+        assert_eq!(got[0]["failure_message"], "Read timed out");
+        assert_eq!(got[0]["data_type"], Value::Null);
+        assert_eq!(got[1]["url"], Value::Null);
+        assert_eq!(got[1]["response_code"], "200");
+        assert_eq!(got[1]["response_message"], "Number of samples in transaction : 3, number of failing samples : 0");
+    }
+}

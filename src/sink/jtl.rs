@@ -1,0 +1,302 @@
+//! The JTL CSV sink: JMeter 5's default columns, one row per sample (`../shared/jtl.md`).
+
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+
+use csv::{QuoteStyle, Terminator};
+
+use super::{Sink, SinkError};
+use crate::sample::{DataType, Outcome, Sample};
+
+/// The header line JMeter 5 writes, verbatim (without the line end).
+pub const JTL_HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,\
+failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
+
+/// Bytes buffered before they reach the writer; a whole batch usually fits.
+const BUFFER: usize = 256 * 1024;
+
+/// Writes samples as JTL CSV rows.
+///
+/// Every [`Sink::write`] ends with a flush, so between batches the file holds only complete rows and a killed
+/// process leaves a readable file.
+pub struct JtlSink<W: Write = File> {
+    out: csv::Writer<W>,
+    name: String,
+    sync: fn(&W) -> io::Result<()>,
+    text: RowText,
+}
+
+impl JtlSink<File> {
+    /// Creates (or truncates) the file at `path`, its parent directories included, and writes the header.
+    pub fn create(path: &Path) -> Result<Self, SinkError> {
+        let name = path.display().to_string();
+        let file = create_file(path).map_err(|source| SinkError::Io { path: name.clone(), source })?;
+        Self::build(file, name, File::sync_all)
+    }
+}
+
+impl<W: Write> JtlSink<W> {
+    /// Writes JTL to any writer; `name` names it in errors. The header is written at once.
+    pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
+        Self::build(writer, name.into(), |_| Ok(()))
+    }
+
+    fn build(writer: W, name: String, sync: fn(&W) -> io::Result<()>) -> Result<Self, SinkError> {
+        // The csv writer's own buffer is the only one: a BufWriter beneath it would copy every byte twice.
+        let out = csv::WriterBuilder::new()
+            .quote_style(QuoteStyle::Necessary)
+            .terminator(Terminator::Any(b'\n'))
+            .buffer_capacity(BUFFER)
+            .from_writer(writer);
+        let mut sink = JtlSink { out, name, sync, text: RowText::default() };
+        match sink.write_header() {
+            Ok(()) => Ok(sink),
+            Err(e) => Err(sink.error(e)),
+        }
+    }
+
+    fn write_header(&mut self) -> io::Result<()> {
+        self.out.write_record(JTL_HEADER.split(','))?;
+        self.out.flush()
+    }
+
+    /// Flushes and returns the writer.
+    pub fn into_inner(self) -> Result<W, SinkError> {
+        let name = self.name;
+        self.out.into_inner().map_err(|e| SinkError::Io { path: name, source: e.into_error() })
+    }
+
+    fn error(&self, source: io::Error) -> SinkError {
+        SinkError::Io { path: self.name.clone(), source }
+    }
+
+    fn write_row(&mut self, s: &Sample) -> csv::Result<()> {
+        self.text.fill(s);
+        let (out, text) = (&mut self.out, &self.text);
+        let mut n = itoa::Buffer::new();
+        out.write_field(n.format(s.start_ms))?;
+        out.write_field(n.format(s.elapsed_us / 1000))?;
+        out.write_field(&*s.label)?;
+        out.write_field(&text.code)?;
+        out.write_field(&text.message)?;
+        out.write_field(&text.thread)?;
+        out.write_field(data_type_str(s.data_type).unwrap_or(""))?;
+        out.write_field(if s.success { "true" } else { "false" })?;
+        out.write_field(s.failure.as_deref().unwrap_or(""))?;
+        out.write_field(n.format(s.bytes))?;
+        out.write_field(n.format(s.sent_bytes))?;
+        out.write_field(n.format(s.grp_threads))?;
+        out.write_field(n.format(s.all_threads))?;
+        out.write_field(s.url.as_deref().unwrap_or("null"))?;
+        out.write_field(n.format(s.latency_us / 1000))?;
+        out.write_field(n.format(s.idle_us / 1000))?;
+        out.write_field(n.format(s.connect_us / 1000))?;
+        out.write_record(None::<&[u8]>)
+    }
+}
+
+impl<W: Write + Send> Sink for JtlSink<W> {
+    fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
+        for sample in batch {
+            self.write_row(sample).map_err(|e| self.error(e.into()))?;
+        }
+        self.out.flush().map_err(|e| self.error(e))
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        self.out.flush().and_then(|()| (self.sync)(self.out.get_ref())).map_err(|e| self.error(e))
+    }
+}
+
+/// Creates `path` and its missing parent directories.
+pub(crate) fn create_file(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir)?;
+    }
+    File::create(path)
+}
+
+/// JMeter's `dataType` text; `None` where JMeter writes an empty field.
+pub(crate) fn data_type_str(data_type: DataType) -> Option<&'static str> {
+    match data_type {
+        DataType::Text => Some("text"),
+        DataType::Bin => Some("bin"),
+        DataType::None => None,
+    }
+}
+
+/// The text columns of a row that must be assembled, in buffers reused from row to row.
+#[derive(Debug, Default)]
+pub(crate) struct RowText {
+    /// `responseCode`.
+    pub code: String,
+    /// `responseMessage`.
+    pub message: String,
+    /// `threadName`.
+    pub thread: String,
+}
+
+impl RowText {
+    /// Fills the buffers for `s`; the same texts as [`Sample::response_code`] and [`Sample::response_message`].
+    pub fn fill(&mut self, s: &Sample) {
+        self.code.clear();
+        self.message.clear();
+        self.thread.clear();
+        // Writing to a String cannot fail.
+        match &s.outcome {
+            Outcome::Response { status, reason } => {
+                self.code.push_str(itoa::Buffer::new().format(*status));
+                self.message.push_str(reason);
+            }
+            Outcome::Error { kind, message } => {
+                let _ = write!(self.code, "Non HTTP response code: {}", kind.as_str());
+                let _ = write!(self.message, "Non HTTP response message: {message}");
+            }
+            Outcome::Transaction { children, failed } => {
+                if *failed == 0 {
+                    self.code.push_str("200");
+                }
+                let _ = write!(
+                    self.message,
+                    "Number of samples in transaction : {children}, number of failing samples : {failed}"
+                );
+            }
+        }
+        let t = &s.thread;
+        let _ = write!(self.thread, "{} {}-{}", t.group, t.group_no, t.vu);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::sample::{ErrorKind, ThreadId};
+
+    /// A successful request with round numbers; tests change what they need.
+    pub(crate) fn sample(label: &str) -> Sample {
+        Sample {
+            start_ms: 1_764_547_200_123,
+            elapsed_us: 4_999,
+            latency_us: 4_100,
+            connect_us: 1_500,
+            idle_us: 0,
+            label: label.into(),
+            outcome: Outcome::Response { status: 202, reason: "Accepted".into() },
+            thread: ThreadId { group: Arc::from("senders"), group_no: 1, vu: 17 },
+            data_type: DataType::Text,
+            success: true,
+            failure: None,
+            bytes: 213,
+            sent_bytes: 187,
+            grp_threads: 2,
+            all_threads: 3,
+            url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
+        }
+    }
+
+    fn samples() -> Vec<Sample> {
+        let refused = Sample {
+            start_ms: 1_764_547_200_130,
+            elapsed_us: 999,
+            latency_us: 999,
+            connect_us: 999,
+            outcome: Outcome::Error { kind: ErrorKind::ConnectionRefused, message: "Connection refused".into() },
+            data_type: DataType::None,
+            success: false,
+            bytes: 0,
+            sent_bytes: 0,
+            ..sample("sendsms")
+        };
+        let failed = Sample {
+            outcome: Outcome::Response { status: 403, reason: "Forbidden".into() },
+            success: false,
+            failure: Some(r#"Test failed: text expected to contain /a, "b"/"#.into()),
+            connect_us: 0,
+            ..sample("sendsms")
+        };
+        let transaction = Sample {
+            start_ms: 1_764_547_200_120,
+            elapsed_us: 16_400,
+            latency_us: 3_000,
+            connect_us: 0,
+            idle_us: 9_000,
+            label: "send one sms".into(),
+            outcome: Outcome::Transaction { children: 1, failed: 1 },
+            data_type: DataType::None,
+            success: false,
+            url: None,
+            ..failed.clone()
+        };
+        vec![sample("sendsms"), refused, failed, transaction]
+    }
+
+    const GOLDEN: &str = "\
+timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect
+1764547200123,4,sendsms,202,Accepted,senders 1-17,text,true,,213,187,2,3,http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world,4,0,1
+1764547200130,0,sendsms,Non HTTP response code: ConnectionRefused,Non HTTP response message: Connection refused,senders 1-17,,false,,0,0,2,3,http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world,0,0,0
+1764547200123,4,sendsms,403,Forbidden,senders 1-17,text,false,\"Test failed: text expected to contain /a, \"\"b\"\"/\",213,187,2,3,http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world,4,0,0
+1764547200120,16,send one sms,,\"Number of samples in transaction : 1, number of failing samples : 1\",senders 1-17,,false,\"Test failed: text expected to contain /a, \"\"b\"\"/\",213,187,2,3,null,3,9,0
+";
+
+    #[test]
+    fn writes_the_golden_file() {
+        let mut sink = JtlSink::new(Vec::new(), "memory").unwrap();
+        sink.write(&samples()[..2]).unwrap();
+        sink.write(&samples()[2..]).unwrap();
+        sink.finish().unwrap();
+        let text = String::from_utf8(sink.into_inner().unwrap()).unwrap();
+        assert_eq!(text, GOLDEN);
+    }
+
+    #[test]
+    fn rows_read_back_field_by_field() {
+        let mut sink = JtlSink::new(Vec::new(), "memory").unwrap();
+        let samples = samples();
+        sink.write(&samples).unwrap();
+        let bytes = sink.into_inner().unwrap();
+        let mut reader = csv::Reader::from_reader(&bytes[..]);
+        assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>().join(","), JTL_HEADER);
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), samples.len());
+        for (row, s) in rows.iter().zip(&samples) {
+            let expected = [
+                s.start_ms.to_string(),
+                (s.elapsed_us / 1000).to_string(),
+                s.label.to_string(),
+                s.response_code(),
+                s.response_message(),
+                format!("{} {}-{}", s.thread.group, s.thread.group_no, s.thread.vu),
+                data_type_str(s.data_type).unwrap_or("").into(),
+                s.success.to_string(),
+                s.failure.clone().unwrap_or_default(),
+                s.bytes.to_string(),
+                s.sent_bytes.to_string(),
+                s.grp_threads.to_string(),
+                s.all_threads.to_string(),
+                s.url.clone().unwrap_or_else(|| "null".into()),
+                (s.latency_us / 1000).to_string(),
+                (s.idle_us / 1000).to_string(),
+                (s.connect_us / 1000).to_string(),
+            ];
+            assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn create_makes_directories_and_writes_the_header() {
+        let dir = std::env::temp_dir().join(format!("planrun-jtl-{}", std::process::id()));
+        let path = dir.join("nested").join("results.jtl");
+        let mut sink = JtlSink::create(&path).unwrap();
+        sink.write(&[sample("a")]).unwrap();
+        // Complete rows are on disk before finish.
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert!(text.starts_with(&format!("{JTL_HEADER}\n")) && text.ends_with('\n'));
+        sink.finish().unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,23 @@
+//! The stub target: a small configurable HTTP server for demos and tests.
+//!
+//! A stub file ([`load`]) lists [`Route`]s, each with a status, body, latency and error rate; [`start`] serves it
+//! over HTTP/1.1 keep-alive and returns a [`StubHandle`]. `workers: N` serves at most N requests at a time, the
+//! rest queue, like a blocking server with N threads; `workers: 0` serves every request at once.
+
+mod config;
+mod duration;
+mod error;
+mod http_serde;
+mod latency;
+mod responder;
+mod route;
+mod server;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{load, parse, StubConfig};
+pub use error::StubError;
+pub use latency::Latency;
+pub use route::{ErrorRate, QueryParam, QueryValue, Route};
+pub use server::{start, StubHandle};

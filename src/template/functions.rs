@@ -1,0 +1,99 @@
+//! planrun's template functions and filters. Random ones draw from the rendering virtual user's generator.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use minijinja::value::Value;
+use minijinja::{Environment, Error, ErrorKind, State};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use sha2::Digest;
+
+use super::scope::{Scope, SELF_KEY};
+
+const ALPHANUMERIC: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/// Longest string a random function will make: a guard against template bombs.
+const MAX_LEN: usize = 1 << 20;
+
+pub(super) fn register(env: &mut Environment<'static>) {
+    let counters: Arc<Mutex<HashMap<String, Arc<AtomicU64>>>> = Arc::default();
+    env.add_function("random_int", |s: &State, a: i64, b: i64| {
+        if a > b {
+            return Err(invalid(format!("random_int({a}, {b}): the first bound must not exceed the second")));
+        }
+        with_rng(s, |r| r.random_range(a..=b))
+    });
+    env.add_function("random_float", |s: &State, a: f64, b: f64| {
+        if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
+            return Err(invalid(format!("random_float({a}, {b}): the first bound must be below the second")));
+        }
+        with_rng(s, |r| r.random_range(a..b))
+    });
+    env.add_function("random_digits", |s: &State, n: usize| {
+        check_len(n)?;
+        with_rng(s, |r| (0..n).map(|_| char::from(b'0' + r.random_range(0..10u8))).collect::<String>())
+    });
+    env.add_function("random_string", |s: &State, n: usize, alphabet: Option<String>| {
+        check_len(n)?;
+        let chars: Vec<char> = alphabet.as_deref().unwrap_or(ALPHANUMERIC).chars().collect();
+        if chars.is_empty() {
+            return Err(invalid("random_string: the alphabet is empty".into()));
+        }
+        with_rng(s, |r| (0..n).map(|_| chars[r.random_range(0..chars.len())]).collect::<String>())
+    });
+    env.add_function("random_choice", |s: &State, list: Value| {
+        let len = list.len().ok_or_else(|| invalid("random_choice expects a list".into()))?;
+        if len == 0 {
+            return Err(invalid("random_choice: the list is empty".into()));
+        }
+        let i = with_rng(s, |r| r.random_range(0..len))?;
+        list.get_item(&Value::from(i))
+    });
+    env.add_function("uuid", |s: &State| {
+        let bytes: [u8; 16] = with_rng(s, |r| r.random())?;
+        Ok(uuid::Builder::from_random_bytes(bytes).into_uuid().to_string())
+    });
+    env.add_function("now_ms", || {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    });
+    env.add_function("timestamp", |format: Option<String>| {
+        let now = chrono::Utc::now();
+        let fmt = format.as_deref().unwrap_or("%Y-%m-%dT%H:%M:%S%.3fZ");
+        let items: Vec<_> = chrono::format::StrftimeItems::new(fmt).collect();
+        if items.iter().any(|i| matches!(i, chrono::format::Item::Error)) {
+            return Err(invalid(format!("timestamp: invalid format {fmt:?}")));
+        }
+        Ok(now.format_with_items(items.into_iter()).to_string())
+    });
+    env.add_function("counter", move |name: String| {
+        let c = counters.lock().unwrap_or_else(|e| e.into_inner()).entry(name).or_default().clone();
+        c.fetch_add(1, Ordering::Relaxed) + 1
+    });
+    env.add_function("env", |name: String, default: Option<String>| match std::env::var(&name) {
+        Ok(v) => Ok(v),
+        Err(_) => default.ok_or_else(|| invalid(format!("env({name:?}): not set and no default given"))),
+    });
+    env.add_filter("base64", |v: String| base64::engine::general_purpose::STANDARD.encode(v.as_bytes()));
+    env.add_filter("sha256", |v: String| {
+        sha2::Sha256::digest(v.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>()
+    });
+}
+
+fn with_rng<R>(state: &State, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> Result<R, Error> {
+    let scope = state.lookup(SELF_KEY).ok_or_else(|| invalid("random functions need a scope".into()))?;
+    let scope = scope.downcast_object_ref::<Scope>().ok_or_else(|| invalid("random functions need a scope".into()))?;
+    Ok(scope.with_rng(f))
+}
+
+fn check_len(n: usize) -> Result<(), Error> {
+    if n > MAX_LEN {
+        return Err(invalid(format!("length {n} is over the limit of {MAX_LEN}")));
+    }
+    Ok(())
+}
+
+fn invalid(msg: String) -> Error {
+    Error::new(ErrorKind::InvalidOperation, msg)
+}
