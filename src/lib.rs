@@ -5,11 +5,15 @@
 //! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
 //! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]).
 
+pub mod cli;
+pub mod compile;
 pub mod diag;
+pub mod pipeline;
 pub mod plan;
 pub mod source;
 pub mod template;
 pub mod report;
+pub mod run;
 pub mod sample;
 pub mod sink;
 pub mod stub;

@@ -1,1 +1,25 @@
-fn main() {}
+//! The `planrun` binary: builds the runtime, parses the command line, maps the outcome to an exit code.
+
+use clap::Parser;
+use planrun::cli::{self, Cli};
+
+fn main() {
+    let args = cli::with_default_command(std::env::args().collect());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { cli::exit::BAD_INPUT } else { cli::exit::OK };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            std::process::exit(cli::exit::ABORTED);
+        }
+    };
+    let code = runtime.block_on(cli::main(cli));
+    std::process::exit(code);
+}

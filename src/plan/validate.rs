@@ -26,7 +26,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     let seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
     let seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
     let stub = match &opts.stub_url {
-        Some(url) => JValue::from_iter([("url", JValue::from(url.as_str()))]),
+        Some(url) => map_value([("url".to_string(), JValue::from(url.as_str()))]),
         None => JValue::UNDEFINED,
     };
     let shared = Arc::new(Shared { props: JValue::from(()), stub: stub.clone() });
@@ -88,7 +88,7 @@ fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JVal
             props.push((k.name.clone(), override_value(over)));
             continue;
         }
-        let so_far = Shared { props: JValue::from_iter(props.iter().cloned()), stub: stub.clone() };
+        let so_far = Shared { props: map_value(props.iter().cloned()), stub: stub.clone() };
         cx.load_scope = Scope::load_time(Arc::new(so_far), seed);
         let value = match &v.value {
             Value::Int(i) => JValue::from(*i),
@@ -110,7 +110,7 @@ fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JVal
             props.push((n.clone(), override_value(v)));
         }
     }
-    JValue::from_iter(props)
+    map_value(props)
 }
 
 fn override_value(text: &str) -> JValue {
@@ -296,3 +296,7 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
     step.map(|s| Step::Request(Box::new(s)))
 }
 
+
+fn map_value(entries: impl IntoIterator<Item = (String, JValue)>) -> JValue {
+    JValue::from(entries.into_iter().collect::<std::collections::BTreeMap<String, JValue>>())
+}

@@ -47,7 +47,7 @@ pub(crate) fn headers<'de, D: Deserializer<'de>>(d: D) -> Result<HeaderMap, D::E
     Ok(map)
 }
 
-/// A mapping of strings to strings, in the order written.
+/// A mapping of strings to strings, in the order written; `1234` and `yes` are read as the text written.
 pub(crate) fn pairs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
     d.deserialize_map(PairsVisitor)
 }
@@ -64,56 +64,12 @@ impl<'de> Visitor<'de> for PairsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
         let mut pairs = Vec::with_capacity(access.size_hint().unwrap_or(0));
-        while let Some((name, value)) = access.next_entry::<String, Scalar>()? {
+        while let Some((name, value)) = access.next_entry::<String, String>()? {
             if pairs.iter().any(|(seen, _)| *seen == name) {
                 return Err(A::Error::custom(format!("`{name}` is given twice")));
             }
-            pairs.push((name, value.0));
+            pairs.push((name, value));
         }
         Ok(pairs)
-    }
-}
-
-/// A text value that may be written as a YAML number or boolean (`password: 1234`), kept as text.
-struct Scalar(String);
-
-impl<'de> Deserialize<'de> for Scalar {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ScalarVisitor)
-    }
-}
-
-/// Turns any scalar into its text.
-struct ScalarVisitor;
-
-impl Visitor<'_> for ScalarVisitor {
-    type Value = Scalar;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a text, number or boolean value")
-    }
-
-    fn visit_str<E: Error>(self, v: &str) -> Result<Scalar, E> {
-        Ok(Scalar(v.to_string()))
-    }
-
-    fn visit_string<E: Error>(self, v: String) -> Result<Scalar, E> {
-        Ok(Scalar(v))
-    }
-
-    fn visit_bool<E: Error>(self, v: bool) -> Result<Scalar, E> {
-        Ok(Scalar(v.to_string()))
-    }
-
-    fn visit_i64<E: Error>(self, v: i64) -> Result<Scalar, E> {
-        Ok(Scalar(v.to_string()))
-    }
-
-    fn visit_u64<E: Error>(self, v: u64) -> Result<Scalar, E> {
-        Ok(Scalar(v.to_string()))
-    }
-
-    fn visit_f64<E: Error>(self, v: f64) -> Result<Scalar, E> {
-        Ok(Scalar(v.to_string()))
     }
 }

@@ -62,7 +62,9 @@ impl TryFrom<RawLatency> for Latency {
         }
         if let Some([StubDuration(min), StubDuration(max)]) = raw.uniform {
             if min > max {
-                return Err(format!("uniform latency goes from {min:?} down to {max:?}; write the smaller bound first"));
+                return Err(format!(
+                    "uniform latency goes from {min:?} down to {max:?}; write the smaller bound first"
+                ));
             }
             return Ok(Latency::Uniform { min, max });
         }

@@ -66,7 +66,12 @@ impl Responder {
     pub(crate) fn new(config: StubConfig) -> Self {
         let routes = config.routes.into_iter().map(CompiledRoute::new).collect();
         let workers = (config.workers > 0).then(|| Semaphore::new(config.workers));
-        Responder { routes, not_found: Answer::plain(StatusCode::NOT_FOUND, NOT_FOUND), workers, served: Arc::default() }
+        Responder {
+            routes,
+            not_found: Answer::plain(StatusCode::NOT_FOUND, NOT_FOUND),
+            workers,
+            served: Arc::default(),
+        }
     }
 
     /// Picks the route for `req` and draws its error and latency.

@@ -1,0 +1,14 @@
+//! Exit codes: the contract in design.md.
+
+/// The run completed and every threshold held.
+pub const OK: i32 = 0;
+/// A threshold failed.
+pub const THRESHOLD_FAILED: i32 = 1;
+/// The plan or the command line is wrong; nothing was sent.
+pub const BAD_INPUT: i32 = 2;
+/// The run could not start or was aborted (results could not be written, the stub could not listen).
+pub const ABORTED: i32 = 3;
+/// Interrupted by Ctrl-C (SIGINT); results flushed, summary printed.
+pub const INTERRUPTED: i32 = 130;
+/// Stopped by SIGTERM; results flushed, summary printed.
+pub const TERMINATED: i32 = 143;

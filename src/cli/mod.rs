@@ -1,0 +1,31 @@
+//! The command line: a thin shell over the library. The only place that prints.
+
+mod args;
+mod dry_run;
+pub mod exit;
+mod run;
+mod signals;
+mod stub;
+mod validate;
+
+pub use args::{with_default_command, Cli};
+
+use args::Command;
+
+/// Runs the command and returns the process exit code.
+pub async fn main(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Run(a) => run::run(a).await,
+        Command::Validate(a) => validate::validate(a).await,
+        Command::DryRun(a) => dry_run::dry_run(a).await,
+        Command::Stub(a) => stub::stub(a).await,
+    }
+}
+
+/// Parses `-D name=value`.
+pub(crate) fn parse_define(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not name=value")),
+    }
+}

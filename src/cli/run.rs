@@ -1,0 +1,97 @@
+//! `planrun run PLAN` (and `planrun PLAN`): run the load, stream results, print the summary.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::args::RunArgs;
+use super::{exit, signals};
+use crate::pipeline::{load, LoadError, StubMode};
+use crate::plan::{LoadOptions, PlanError};
+use crate::report::summary::render_table;
+use crate::sink::jsonl::JsonlSink;
+use crate::sink::jtl::JtlSink;
+use crate::sink::{Sink, SinkSet};
+
+pub(super) async fn run(a: RunArgs) -> i32 {
+    let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let loaded = match load(&a.plan.plan, opts, StubMode::Start).await {
+        Ok(l) => l,
+        Err(e) => return report_load_error(&e),
+    };
+    let graph = loaded.graph.clone();
+    let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
+    let mut outputs: Vec<Box<dyn Sink>> = Vec::new();
+    match JtlSink::create(&jtl_path) {
+        Ok(s) => outputs.push(Box::new(s)),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::ABORTED;
+        }
+    }
+    if let Some(json) = &a.json {
+        match JsonlSink::create(json) {
+            Ok(s) => outputs.push(Box::new(s)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ABORTED;
+            }
+        }
+    }
+    if !a.quiet {
+        let threads: u64 = graph.groups.iter().map(|g| u64::from(g.threads)).sum();
+        eprintln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
+        if graph.seed_drawn {
+            eprintln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
+        }
+        if let Some(stub) = &loaded.stub {
+            eprintln!("planrun: stub listening on {}", stub.url());
+        }
+        eprintln!("planrun: results -> {}", jtl_path.display());
+    }
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let stopped = signals::install(stop_tx);
+    let result = crate::run::execute(Arc::clone(&graph), SinkSet::new(outputs), stop_rx).await;
+    if let Some(stub) = loaded.stub {
+        stub.shutdown().await;
+    }
+    let summary = result.sinks.stats.summary();
+    println!("{}", render_table(&summary));
+    eprintln!("planrun: {} samples in {:.1}s; results in {}", summary.total.samples, result.wall.as_secs_f64(), jtl_path.display());
+    if graph.seed_drawn {
+        eprintln!("planrun: seed {}", graph.seed);
+    }
+    if let Some(e) = result.sink_error {
+        eprintln!("error: {e}");
+        return exit::ABORTED;
+    }
+    match stopped.code() {
+        Some(code) if result.interrupted => code,
+        _ => exit::OK,
+    }
+}
+
+/// Prints why a plan cannot run and returns the exit code.
+pub(super) fn report_load_error(e: &LoadError) -> i32 {
+    match e {
+        LoadError::Plan(PlanError::Invalid { rendered, .. }) => {
+            eprint!("{rendered}");
+            exit::BAD_INPUT
+        }
+        LoadError::Stub(crate::stub::StubError::Bind { .. }) => {
+            eprintln!("error: {e}");
+            exit::ABORTED
+        }
+        _ => {
+            eprintln!("error: {e}");
+            exit::BAD_INPUT
+        }
+    }
+}
+
+fn default_results_path(name: &str) -> PathBuf {
+    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
+    PathBuf::from("results").join(format!("{safe}-{stamp}.jtl"))
+}

@@ -1,0 +1,29 @@
+//! `planrun validate PLAN`.
+
+use super::args::PlanArgs;
+use super::exit;
+use crate::compile::StepNode;
+use crate::pipeline::{load, StubMode};
+use crate::plan::LoadOptions;
+
+pub(super) async fn validate(a: PlanArgs) -> i32 {
+    let opts = LoadOptions { overrides: a.define, seed: a.seed, stub_url: None };
+    match load(&a.plan, opts, StubMode::CheckOnly).await {
+        Ok(loaded) => {
+            let g = &loaded.graph;
+            let requests: usize =
+                g.groups.iter().map(|g| g.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count()).sum();
+            let threads: u64 = g.groups.iter().map(|g| u64::from(g.threads)).sum();
+            println!(
+                "{}: ok: plan `{}`, {} thread group(s), {} thread(s), {} request step(s)",
+                a.plan.display(),
+                g.name,
+                g.groups.len(),
+                threads,
+                requests
+            );
+            exit::OK
+        }
+        Err(e) => super::run::report_load_error(&e),
+    }
+}

@@ -1,0 +1,150 @@
+//! The execution graph: a validated plan compiled once into the immutable form virtual users run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{HeaderName, CONTENT_LENGTH, HOST};
+
+use crate::plan::model::{Assertion, Check, Defaults, Plan, Step, Think, ThreadGroup};
+use crate::template::{Shared, Templates, Tpl};
+
+/// Everything a run needs, shared by every virtual user.
+#[derive(Debug)]
+pub struct Graph {
+    /// The plan's name.
+    pub name: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// True when the seed was drawn at random (the run prints it).
+    pub seed_drawn: bool,
+    /// The compiled templates.
+    pub templates: Templates,
+    /// Properties and the stub's address.
+    pub shared: Arc<Shared>,
+    /// Per-user variables, rendered in order when a virtual user starts.
+    pub variables: Vec<(Arc<str>, Tpl)>,
+    /// Request settings every step inherits.
+    pub defaults: Defaults,
+    /// The base URL, parsed.
+    pub base_url: Option<url::Url>,
+    /// The thread groups.
+    pub groups: Vec<GroupGraph>,
+}
+
+/// One thread group, compiled.
+#[derive(Debug)]
+pub struct GroupGraph {
+    /// The group's name.
+    pub name: Arc<str>,
+    /// Its number in the plan, from 1.
+    pub number: u32,
+    /// Virtual users.
+    pub threads: u32,
+    /// Start the users evenly over this time.
+    pub ramp_up: Duration,
+    /// Iterations per user, if bounded.
+    pub loops: Option<u64>,
+    /// Run time of the group, if bounded.
+    pub duration: Option<Duration>,
+    /// Pause after each request.
+    pub think_time: Think,
+    /// The steps of one iteration.
+    pub steps: Vec<StepNode>,
+}
+
+/// A step, compiled.
+#[derive(Debug)]
+pub enum StepNode {
+    /// A request.
+    Request(Box<RequestNode>),
+    /// A pause.
+    Think(Think),
+}
+
+/// A request step, compiled.
+#[derive(Debug)]
+pub struct RequestNode {
+    /// The validated step.
+    pub step: crate::plan::model::RequestStep,
+    /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
+    pub headers: Vec<(HeaderName, Tpl)>,
+    /// True when an assertion reads the body, so it must be kept (otherwise it is only counted).
+    pub needs_body: bool,
+    /// The step's line in the plan, named in assertion failures.
+    pub line: u32,
+}
+
+/// A plan whose parts cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// A header name is not valid HTTP.
+    #[error("step `{step}`: `{name}` is not a valid header name")]
+    HeaderName {
+        /// The step.
+        step: String,
+        /// The name.
+        name: String,
+    },
+}
+
+/// Compiles a validated plan into an execution graph.
+pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
+    let base_url = plan.defaults.base_url.as_deref().and_then(|u| url::Url::parse(u).ok());
+    let groups = plan
+        .groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| group(g, i as u32 + 1))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Graph {
+        name: plan.name,
+        seed: plan.seed,
+        seed_drawn: plan.seed_drawn,
+        templates: plan.templates,
+        shared: plan.shared,
+        variables: plan.variables,
+        defaults: plan.defaults,
+        base_url,
+        groups,
+    })
+}
+
+fn group(g: ThreadGroup, number: u32) -> Result<GroupGraph, CompileError> {
+    let steps = g.steps.into_iter().map(step).collect::<Result<Vec<_>, _>>()?;
+    Ok(GroupGraph {
+        name: g.name,
+        number,
+        threads: g.threads,
+        ramp_up: g.ramp_up,
+        loops: g.loops,
+        duration: g.duration,
+        think_time: g.think_time,
+        steps,
+    })
+}
+
+fn step(s: Step) -> Result<StepNode, CompileError> {
+    Ok(match s {
+        Step::Think(t) => StepNode::Think(t),
+        Step::Request(mut r) => {
+            let headers = std::mem::take(&mut r.headers)
+                .into_iter()
+                .filter(|(k, _)| !is_framing(k))
+                .map(|(k, v)| match HeaderName::from_bytes(k.as_bytes()) {
+                    Ok(name) => Ok((name, v)),
+                    Err(_) => Err(CompileError::HeaderName { step: r.name.to_string(), name: k }),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let needs_body = r.asserts.iter().any(|a: &Assertion| {
+                matches!(a.check, Check::BodyContains(_) | Check::BodyNotContains(_) | Check::BodyMatches(_))
+            });
+            let line = r.span.line;
+            StepNode::Request(Box::new(RequestNode { step: *r, headers, needs_body, line }))
+        }
+    })
+}
+
+/// Host and Content-Length are computed from the URL and the body, never taken from the plan.
+pub fn is_framing(name: &str) -> bool {
+    name.eq_ignore_ascii_case(HOST.as_str()) || name.eq_ignore_ascii_case(CONTENT_LENGTH.as_str())
+}

@@ -1,0 +1,63 @@
+//! The library's front door: a plan file in, a compiled graph (and its stub, listening) out.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::compile::{compile, CompileError, Graph};
+use crate::plan::{LoadOptions, PlanError, PlanFile};
+use crate::stub::{StubError, StubHandle};
+
+/// The address the stub of a plan listens on: loopback, a free port.
+const STUB_ADDR: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 0);
+
+/// A plan ready to run.
+pub struct Loaded {
+    /// The execution graph.
+    pub graph: Arc<Graph>,
+    /// The plan's stub, listening, when it has one and it was asked to start.
+    pub stub: Option<StubHandle>,
+}
+
+/// Why a plan cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The plan is unreadable or invalid.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The plan's stub is unreadable, invalid, or could not listen.
+    #[error(transparent)]
+    Stub(#[from] StubError),
+    /// The plan could not be compiled.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+}
+
+/// Whether to start the plan's stub.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StubMode {
+    /// Start it on a free loopback port (run, dry-run).
+    Start,
+    /// Only check it (validate): `stub.url` is a placeholder.
+    CheckOnly,
+}
+
+/// Reads, validates and compiles a plan, starting its stub first when asked (its URL is `stub.url`).
+pub async fn load(path: &Path, mut opts: LoadOptions, mode: StubMode) -> Result<Loaded, LoadError> {
+    let file = PlanFile::read(path)?;
+    let mut stub = None;
+    if let Some(stub_path) = file.stub_path(&opts.overrides)? {
+        let config = crate::stub::load(&stub_path)?;
+        match mode {
+            StubMode::Start => {
+                let handle = crate::stub::start(config, STUB_ADDR).await?;
+                opts.stub_url = Some(handle.url());
+                stub = Some(handle);
+            }
+            StubMode::CheckOnly => opts.stub_url = Some("http://127.0.0.1:0".into()),
+        }
+    }
+    let plan = file.validate(&opts)?;
+    let graph = compile(plan)?;
+    Ok(Loaded { graph: Arc::new(graph), stub })
+}

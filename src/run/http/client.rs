@@ -1,0 +1,313 @@
+//! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
+//! a cookie jar, redirects, and measurements of every phase from the socket itself.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use cookie_store::CookieStore;
+use http::header::{CONTENT_TYPE, LOCATION, SET_COOKIE};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use url::Url;
+
+use super::counting::{Counting, WireStats};
+use super::error::Failure;
+use crate::run::wire::WireRequest;
+use crate::sample::{DataType, ErrorKind};
+
+/// Redirects followed within one sample before it fails.
+const MAX_REDIRECTS: usize = 10;
+
+/// A response and every measurement of the exchange that produced it (also kept when it failed).
+#[derive(Debug)]
+pub struct Exchange {
+    /// The response, or why there was none.
+    pub result: Result<Response, Failure>,
+    /// Sample start to the first response byte (connect included).
+    pub latency: Duration,
+    /// Sample start to the last response byte.
+    pub elapsed: Duration,
+    /// Time spent opening connections.
+    pub connect: Duration,
+    /// Wire bytes received.
+    pub bytes: u64,
+    /// Wire bytes sent.
+    pub sent: u64,
+}
+
+/// What came back.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Reason phrase.
+    pub reason: String,
+    /// JMeter's dataType, from the Content-Type.
+    pub data_type: DataType,
+    /// The body, when it was asked for (capped at `body_limit`).
+    pub body: Option<Bytes>,
+    /// Response headers.
+    pub headers: http::HeaderMap,
+}
+
+struct Conn {
+    origin: (String, String, u16),
+    sender: SendRequest<Full<Bytes>>,
+    stats: Arc<WireStats>,
+}
+
+/// The HTTP engine of one virtual user.
+pub struct Client {
+    conn: Option<Conn>,
+    jar: Option<CookieStore>,
+    follow_redirects: bool,
+    body_limit: usize,
+}
+
+impl Client {
+    /// A client; `cookies` gives it a cookie jar of its own.
+    pub fn new(cookies: bool, follow_redirects: bool, body_limit: usize) -> Self {
+        Self { conn: None, jar: cookies.then(CookieStore::default), follow_redirects, body_limit }
+    }
+
+    /// The Cookie header value for a URL, from this user's jar.
+    pub fn cookie_header(&self, url: &Url) -> Option<String> {
+        let jar = self.jar.as_ref()?;
+        let pairs: Vec<String> = jar.get_request_values(url).map(|(k, v)| format!("{k}={v}")).collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
+    /// Sends a request (following redirects when enabled) within `timeout`, measuring everything.
+    pub async fn execute(&mut self, req: WireRequest, timeout: Duration, keep_body: bool) -> Exchange {
+        let start = Instant::now();
+        let deadline = tokio::time::Instant::from_std(start + timeout);
+        let mut ex = Exchange {
+            result: Err(Failure::new(ErrorKind::BadRequest, "not sent")),
+            latency: Duration::ZERO,
+            elapsed: Duration::ZERO,
+            connect: Duration::ZERO,
+            bytes: 0,
+            sent: 0,
+        };
+        let mut req = req;
+        let mut first_byte: Option<Instant> = None;
+        for hop in 0..=MAX_REDIRECTS {
+            let mut connecting = false;
+            let hop_result =
+                tokio::time::timeout_at(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte)).await;
+            let resp = match hop_result {
+                Err(_) => {
+                    self.drop_conn(&mut ex);
+                    ex.result = Err(Failure::timeout(connecting, timeout));
+                    break;
+                }
+                Ok(Err(f)) => {
+                    self.drop_conn(&mut ex);
+                    ex.result = Err(f);
+                    break;
+                }
+                Ok(Ok(resp)) => resp,
+            };
+            self.store_cookies(&req.url, &resp.headers);
+            let location = resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned);
+            match (self.follow_redirects, is_redirect(resp.status), location) {
+                (true, true, Some(loc)) if hop < MAX_REDIRECTS => match self.redirected(&req, resp.status, &loc) {
+                    Ok(next) => req = next,
+                    Err(f) => {
+                        ex.result = Err(f);
+                        break;
+                    }
+                },
+                (true, true, Some(_)) => {
+                    ex.result = Err(Failure::new(ErrorKind::Redirect, format!("More than {MAX_REDIRECTS} redirects")));
+                    break;
+                }
+                _ => {
+                    ex.result = Ok(resp);
+                    break;
+                }
+            }
+        }
+        let end = Instant::now();
+        ex.elapsed = end - start;
+        ex.latency = first_byte.unwrap_or(end).saturating_duration_since(start);
+        ex
+    }
+
+    async fn one(
+        &mut self,
+        req: &WireRequest,
+        keep_body: bool,
+        ex: &mut Exchange,
+        connecting: &mut bool,
+        first_byte: &mut Option<Instant>,
+    ) -> Result<Response, Failure> {
+        let origin = origin(&req.url);
+        let mut reused = self.conn.as_ref().is_some_and(|c| c.origin == origin && !c.sender.is_closed());
+        for attempt in 0..2 {
+            if !reused {
+                *connecting = true;
+                let t = Instant::now();
+                let opened = open(&req.url, origin.clone()).await;
+                ex.connect += t.elapsed();
+                *connecting = false;
+                self.conn = Some(opened?);
+            }
+            let conn = self.conn.as_mut().expect("connection just ensured");
+            if conn.sender.ready().await.is_err() {
+                if attempt == 0 {
+                    reused = false;
+                    continue;
+                }
+                return Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
+            }
+            conn.stats.reset();
+            let result = conn.sender.send_request(build(req)).await;
+            let stats = conn.stats.clone();
+            match result {
+                // A kept-alive connection the server closed while idle: reconnect and send once more.
+                Err(e) if reused && attempt == 0 && stats.read() == 0 && (e.is_incomplete_message() || e.is_canceled()) => {
+                    ex.sent += stats.written();
+                    reused = false;
+                    continue;
+                }
+                Err(e) => {
+                    ex.bytes += stats.read();
+                    ex.sent += stats.written();
+                    first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    return Err(Failure::hyper(&e));
+                }
+                Ok(resp) => {
+                    first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    let out = self.read_response(resp, keep_body).await;
+                    ex.bytes += stats.read();
+                    ex.sent += stats.written();
+                    return out;
+                }
+            }
+        }
+        unreachable!("the loop returns on its second attempt")
+    }
+
+    async fn read_response(&self, resp: http::Response<hyper::body::Incoming>, keep_body: bool) -> Result<Response, Failure> {
+        let (parts, mut body) = resp.into_parts();
+        let mut kept = keep_body.then(BytesMut::new);
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| Failure::hyper(&e))?;
+            if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
+                let room = self.body_limit.saturating_sub(buf.len());
+                buf.extend_from_slice(&data[..data.len().min(room)]);
+            }
+        }
+        let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
+        Ok(Response {
+            status: parts.status.as_u16(),
+            reason: parts.status.canonical_reason().unwrap_or("").to_string(),
+            data_type,
+            body: kept.map(BytesMut::freeze),
+            headers: parts.headers,
+        })
+    }
+
+    fn drop_conn(&mut self, ex: &mut Exchange) {
+        if let Some(c) = self.conn.take() {
+            ex.bytes += c.stats.read();
+            ex.sent += c.stats.written();
+        }
+    }
+
+    fn store_cookies(&mut self, url: &Url, headers: &http::HeaderMap) {
+        if let Some(jar) = self.jar.as_mut() {
+            for v in headers.get_all(SET_COOKIE) {
+                if let Ok(s) = v.to_str() {
+                    let _ = jar.parse(s, url);
+                }
+            }
+        }
+    }
+
+    fn redirected(&self, req: &WireRequest, status: u16, location: &str) -> Result<WireRequest, Failure> {
+        let url = req
+            .url
+            .join(location)
+            .map_err(|e| Failure::new(ErrorKind::Redirect, format!("Invalid redirect location `{location}`: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Failure::new(ErrorKind::Redirect, format!("Redirect to a non-HTTP URL `{url}` refused")));
+        }
+        let to_get = status == 303 || (matches!(status, 301 | 302) && req.method == http::Method::POST);
+        Ok(req.redirect(url, to_get, self.cookie_header_for_redirect()))
+    }
+
+    fn cookie_header_for_redirect(&self) -> impl Fn(&Url) -> Option<String> + '_ {
+        move |u| self.cookie_header(u)
+    }
+}
+
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+fn origin(url: &Url) -> (String, String, u16) {
+    (url.scheme().to_string(), url.host_str().unwrap_or_default().to_string(), url.port_or_known_default().unwrap_or(80))
+}
+
+async fn open(url: &Url, origin: (String, String, u16)) -> Result<Conn, Failure> {
+    if origin.0 == "https" {
+        return Err(Failure::new(ErrorKind::ConnectFailed, "https is not supported yet"));
+    }
+    let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+    let addrs: Vec<_> = match tokio::net::lookup_host((host.as_str(), origin.2)).await {
+        Ok(a) => a.collect(),
+        Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
+    };
+    let mut last = None;
+    let mut stream = None;
+    for addr in addrs {
+        match TcpStream::connect(addr).await {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let stream = match (stream, last) {
+        (Some(s), _) => s,
+        (None, Some(e)) => return Err(Failure::connect(&e)),
+        (None, None) => return Err(Failure::new(ErrorKind::UnknownHost, format!("No address for {host}"))),
+    };
+    let _ = stream.set_nodelay(true);
+    let stats = WireStats::new();
+    let io = TokioIo::new(Counting::new(stream, stats.clone()));
+    let (sender, connection) = http1::Builder::new()
+        .title_case_headers(true)
+        .handshake(io)
+        .await
+        .map_err(|e| Failure::hyper(&e))?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(Conn { origin, sender, stats })
+}
+
+fn build(req: &WireRequest) -> http::Request<Full<Bytes>> {
+    let mut builder = http::Request::builder().method(req.method.clone()).uri(req.target());
+    if let Some(h) = builder.headers_mut() {
+        h.reserve(req.headers.len());
+        for (k, v) in &req.headers {
+            h.append(k.clone(), v.clone());
+        }
+    }
+    builder.body(Full::new(req.body.clone())).expect("method, target and headers were validated when rendered")
+}
+
+fn data_type(content_type: Option<&str>) -> DataType {
+    match content_type.map(|c| c.trim().to_ascii_lowercase()) {
+        Some(c) if c.starts_with("image/svg") => DataType::Text,
+        Some(c) if c.starts_with("image/") || c.starts_with("audio/") || c.starts_with("video/") => DataType::Bin,
+        _ => DataType::Text,
+    }
+}

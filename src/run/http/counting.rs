@@ -1,0 +1,121 @@
+//! A socket wrapper that counts wire bytes and notes when the first response byte arrived.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// Counters of one connection, read by the virtual user while hyper's connection task drives the socket.
+#[derive(Debug)]
+pub struct WireStats {
+    epoch: Instant,
+    read: AtomicU64,
+    written: AtomicU64,
+    /// Nanoseconds from `epoch` to the first byte read since the last reset; `u64::MAX` when none yet.
+    first_read_ns: AtomicU64,
+}
+
+impl WireStats {
+    /// New counters.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self {
+            epoch: Instant::now(),
+            read: AtomicU64::new(0),
+            written: AtomicU64::new(0),
+            first_read_ns: AtomicU64::new(u64::MAX),
+        })
+    }
+
+    /// Starts counting for a new request.
+    pub fn reset(&self) {
+        self.read.store(0, Ordering::Relaxed);
+        self.written.store(0, Ordering::Relaxed);
+        self.first_read_ns.store(u64::MAX, Ordering::Relaxed);
+    }
+
+    /// Bytes read since the last reset.
+    pub fn read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// Bytes written since the last reset.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    /// When the first byte since the last reset arrived.
+    pub fn first_read(&self) -> Option<Instant> {
+        match self.first_read_ns.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            ns => Some(self.epoch + std::time::Duration::from_nanos(ns)),
+        }
+    }
+}
+
+/// A socket whose reads and writes are counted into [`WireStats`].
+#[derive(Debug)]
+pub struct Counting<T> {
+    inner: T,
+    stats: Arc<WireStats>,
+}
+
+impl<T> Counting<T> {
+    /// Wraps a socket.
+    pub fn new(inner: T, stats: Arc<WireStats>) -> Self {
+        Self { inner, stats }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Counting<T> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let res = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let n = (buf.filled().len() - before) as u64;
+        if n > 0 {
+            let s = &self.stats;
+            if s.first_read_ns.load(Ordering::Relaxed) == u64::MAX {
+                s.first_read_ns.store(s.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            }
+            s.read.fetch_add(n, Ordering::Relaxed);
+        }
+        res
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let res = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = &res {
+            self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        res
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let res = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = &res {
+            self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
+        }
+        res
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}

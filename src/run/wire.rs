@@ -1,0 +1,235 @@
+//! A request rendered for the wire: what dry-run prints and what the HTTP engine sends, byte for byte.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
+use http::Method;
+use rand::Rng;
+use url::Url;
+
+use crate::compile::{Graph, RequestNode};
+use crate::plan::model::{Body, JsonTpl, Part};
+use crate::template::Scope;
+
+/// A request exactly as it goes on the wire.
+#[derive(Debug, Clone)]
+pub struct WireRequest {
+    /// The method.
+    pub method: Method,
+    /// The full URL (query included).
+    pub url: Url,
+    /// Every header, in the order sent, Host first.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The body bytes.
+    pub body: Bytes,
+}
+
+/// Rendering a request failed: a template error or an unusable URL or header.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct RenderError(pub String);
+
+/// Renders a request step for one virtual user. `cookie` is the Cookie header from the user's jar.
+pub fn render(
+    graph: &Graph,
+    node: &RequestNode,
+    scope: &Arc<Scope>,
+    cookie: impl FnOnce(&Url) -> Option<String>,
+) -> Result<WireRequest, RenderError> {
+    let t = &graph.templates;
+    let step = &node.step;
+    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
+    let raw_url = r(&step.url)?;
+    let mut url = resolve(graph.base_url.as_ref(), &raw_url)?;
+    if !step.query.is_empty() {
+        let mut q = url.query_pairs_mut();
+        for (k, v) in &step.query {
+            q.append_pair(k, &r(v)?);
+        }
+    }
+    let mut headers = Vec::with_capacity(node.headers.len() + 4);
+    headers.push((HOST, host_value(&url)?));
+    for (name, v) in &node.headers {
+        let value = HeaderValue::try_from(r(v)?).map_err(|_| RenderError(format!("header {name}: invalid value")))?;
+        headers.push((name.clone(), value));
+    }
+    if let Some(c) = cookie(&url) {
+        headers.push((COOKIE, HeaderValue::try_from(c).map_err(|_| RenderError("invalid cookie".into()))?));
+    }
+    let (body, content_type) = body(graph, &step.body, scope)?;
+    if let Some(ct) = content_type {
+        if !headers.iter().any(|(n, _)| n == CONTENT_TYPE) {
+            let value = HeaderValue::try_from(ct).map_err(|_| RenderError("invalid content type".into()))?;
+            headers.push((CONTENT_TYPE, value));
+        }
+    }
+    if !body.is_empty() || matches!(step.method, Method::POST | Method::PUT | Method::PATCH) {
+        headers.push((CONTENT_LENGTH, HeaderValue::from(body.len())));
+    }
+    Ok(WireRequest { method: step.method.clone(), url, headers, body })
+}
+
+/// Joins a URL to the base URL unless it is absolute; only http and https are allowed.
+pub fn resolve(base: Option<&Url>, raw: &str) -> Result<Url, RenderError> {
+    let url = match Url::parse(raw) {
+        Ok(u) => u,
+        Err(url::ParseError::RelativeUrlWithoutBase) => match base {
+            Some(b) => join(b, raw)?,
+            None => return Err(RenderError(format!("`{raw}` is relative and the plan sets no defaults.base_url"))),
+        },
+        Err(e) => return Err(RenderError(format!("invalid URL `{raw}`: {e}"))),
+    };
+    match url.scheme() {
+        "http" | "https" if url.host_str().is_some() => Ok(url),
+        _ => Err(RenderError(format!("`{url}` is not an http:// or https:// URL"))),
+    }
+}
+
+/// Appends a relative path to the base URL's path (so a base of `http://h/api` and `/users` give `/api/users`).
+fn join(base: &Url, raw: &str) -> Result<Url, RenderError> {
+    let mut s = base.as_str().trim_end_matches('/').to_string();
+    if !raw.starts_with('/') {
+        s.push('/');
+    }
+    s.push_str(raw);
+    Url::parse(&s).map_err(|e| RenderError(format!("invalid URL `{s}`: {e}")))
+}
+
+fn host_value(url: &Url) -> Result<HeaderValue, RenderError> {
+    let host = url.host_str().unwrap_or_default();
+    let v = match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    HeaderValue::try_from(v).map_err(|_| RenderError("invalid host".into()))
+}
+
+fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option<String>), RenderError> {
+    let t = &graph.templates;
+    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
+    Ok(match body {
+        Body::None => (Bytes::new(), None),
+        Body::Form(fields) => {
+            let mut ser = url::form_urlencoded::Serializer::new(String::new());
+            for (k, v) in fields {
+                ser.append_pair(k, &r(v)?);
+            }
+            (Bytes::from(ser.finish()), Some("application/x-www-form-urlencoded".into()))
+        }
+        Body::Multipart(parts) => {
+            let boundary = scope.with_rng(|rng| {
+                let tail: String = (0..24).map(|_| char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[rng.random_range(0..36)])).collect();
+                format!("planrun-{tail}")
+            });
+            let mut out = BytesMut::new();
+            for part in parts {
+                out.put_slice(format!("--{boundary}\r\n").as_bytes());
+                match part {
+                    Part::Text { name, value } => {
+                        out.put_slice(format!("Content-Disposition: form-data; name=\"{}\"\r\n\r\n", quote(name)).as_bytes());
+                        out.put_slice(r(value)?.as_bytes());
+                    }
+                    Part::File { name, filename, content_type, bytes } => {
+                        let head = format!(
+                            "Content-Disposition: form-data; name=\"{}\"; filename=\"{}\"\r\nContent-Type: {content_type}\r\n\r\n",
+                            quote(name),
+                            quote(filename)
+                        );
+                        out.put_slice(head.as_bytes());
+                        out.put_slice(bytes);
+                    }
+                }
+                out.put_slice(b"\r\n");
+            }
+            out.put_slice(format!("--{boundary}--\r\n").as_bytes());
+            (out.freeze(), Some(format!("multipart/form-data; boundary={boundary}")))
+        }
+        Body::Json(j) => {
+            let value = json(graph, j, scope)?;
+            let text = serde_json::to_vec(&value).map_err(|e| RenderError(e.to_string()))?;
+            (Bytes::from(text), Some("application/json".into()))
+        }
+        Body::Raw { body, content_type } => (Bytes::from(r(body)?), content_type.clone()),
+    })
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Value, RenderError> {
+    let t = &graph.templates;
+    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
+    Ok(match j {
+        JsonTpl::Const(v) => v.clone(),
+        JsonTpl::Str(tpl) => serde_json::Value::String(r(tpl)?),
+        JsonTpl::Expr(tpl) => {
+            let text = r(tpl)?;
+            serde_json::from_str(&text).map_err(|e| RenderError(format!("json value: {e}")))?
+        }
+        JsonTpl::Array(items) => serde_json::Value::Array(items.iter().map(|i| json(graph, i, scope)).collect::<Result<_, _>>()?),
+        JsonTpl::Object(entries) => {
+            let mut map = serde_json::Map::new();
+            for (k, v) in entries {
+                map.insert(k.clone(), json(graph, v, scope)?);
+            }
+            serde_json::Value::Object(map)
+        }
+    })
+}
+
+impl WireRequest {
+    /// The request path and query, as written in the request line.
+    pub fn target(&self) -> String {
+        match self.url.query() {
+            Some(q) => format!("{}?{q}", self.url.path()),
+            None => self.url.path().to_string(),
+        }
+    }
+
+    /// The request line and headers as they go on the wire (header names in Title-Case, as sent).
+    pub fn head_text(&self) -> String {
+        let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.target());
+        for (n, v) in &self.headers {
+            let _ = write!(s, "{}: {}\r\n", title_case(n.as_str()), String::from_utf8_lossy(v.as_bytes()));
+        }
+        s.push_str("\r\n");
+        s
+    }
+}
+
+/// `content-type` -> `Content-Type`, as hyper writes header names with title-case enabled.
+pub fn title_case(name: &str) -> String {
+    let mut upper = true;
+    name.chars()
+        .map(|c| {
+            let out = if upper { c.to_ascii_uppercase() } else { c };
+            upper = c == '-';
+            out
+        })
+        .collect()
+}
+
+impl WireRequest {
+    /// The request to send after a redirect to `url`; `to_get` drops the body (303, or POST after 301/302).
+    pub fn redirect(&self, url: Url, to_get: bool, cookie: impl Fn(&Url) -> Option<String>) -> WireRequest {
+        let mut headers: Vec<(HeaderName, HeaderValue)> = self
+            .headers
+            .iter()
+            .filter(|(n, _)| *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
+            .cloned()
+            .collect();
+        if let Ok(host) = host_value(&url) {
+            if let Some(h) = headers.iter_mut().find(|(n, _)| *n == HOST) {
+                h.1 = host;
+            }
+        }
+        if let Some(c) = cookie(&url).and_then(|c| HeaderValue::try_from(c).ok()) {
+            headers.push((COOKIE, c));
+        }
+        let (method, body) = if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
+        WireRequest { method, url, headers, body }
+    }
+}
