@@ -133,7 +133,13 @@ impl Sample {
         match &self.outcome {
             Outcome::Response { status, .. } => status.to_string(),
             Outcome::Error { kind, .. } => format!("Non HTTP response code: {}", kind.as_str()),
-            Outcome::Transaction { failed, .. } => if *failed == 0 { "200".into() } else { String::new() },
+            Outcome::Transaction { failed, .. } => {
+                if *failed == 0 {
+                    "200".into()
+                } else {
+                    String::new()
+                }
+            }
         }
     }
 

@@ -35,11 +35,8 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                     break;
                 }
                 shown += 1;
-                let _ = writeln!(
-                    out,
-                    "\n### {} {}-1, iteration {iteration}: {}",
-                    group.name, group.number, node.step.name
-                );
+                let _ =
+                    writeln!(out, "\n### {} {}-1, iteration {iteration}: {}", group.name, group.number, node.step.name);
                 match wire::render(graph, node, &scope, |_| None) {
                     Ok(w) => {
                         let _ = out.write_all(w.head_text().as_bytes());

@@ -58,7 +58,12 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     }
     let summary = result.sinks.stats.summary();
     println!("{}", render_table(&summary));
-    eprintln!("planrun: {} samples in {:.1}s; results in {}", summary.total.samples, result.wall.as_secs_f64(), jtl_path.display());
+    eprintln!(
+        "planrun: {} samples in {:.1}s; results in {}",
+        summary.total.samples,
+        result.wall.as_secs_f64(),
+        jtl_path.display()
+    );
     if graph.seed_drawn {
         eprintln!("planrun: seed {}", graph.seed);
     }
@@ -91,7 +96,8 @@ pub(super) fn report_load_error(e: &LoadError) -> i32 {
 }
 
 fn default_results_path(name: &str) -> PathBuf {
-    let safe: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let safe: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
     PathBuf::from("results").join(format!("{safe}-{stamp}.jtl"))
 }

@@ -90,12 +90,8 @@ pub enum CompileError {
 /// Compiles a validated plan into an execution graph.
 pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
     let base_url = plan.defaults.base_url.as_deref().and_then(|u| url::Url::parse(u).ok());
-    let groups = plan
-        .groups
-        .into_iter()
-        .enumerate()
-        .map(|(i, g)| group(g, i as u32 + 1))
-        .collect::<Result<Vec<_>, _>>()?;
+    let groups =
+        plan.groups.into_iter().enumerate().map(|(i, g)| group(g, i as u32 + 1)).collect::<Result<Vec<_>, _>>()?;
     Ok(Graph {
         name: plan.name,
         seed: plan.seed,

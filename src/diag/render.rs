@@ -29,7 +29,8 @@ fn render_one(out: &mut String, source: &Source, d: &Diagnostic) {
         let pad = " ".repeat(num.len());
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{num} | {text}");
-        let indent: String = text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let indent: String =
+            text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let carets = "^".repeat(d.span.len.max(1) as usize);
         match &d.expected {
             Some(e) => {

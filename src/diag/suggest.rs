@@ -6,7 +6,9 @@ pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str
     candidates
         .into_iter()
         .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(1) || c.replace('_', "") == lower.replace(['_', '-'], ""))
+        .filter(|(d, c)| {
+            *d <= (c.len().max(word.len()) / 3).max(1) || c.replace('_', "") == lower.replace(['_', '-'], "")
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }

@@ -90,7 +90,8 @@ impl<'s> Ctx<'s> {
     /// Reports a value of the wrong type.
     pub fn type_error(&mut self, node: &Node, expected: &str) {
         self.error(
-            Diagnostic::new(node.span, format!("wrong type: found {}", node.value.kind())).expected(expected.to_string()),
+            Diagnostic::new(node.span, format!("wrong type: found {}", node.value.kind()))
+                .expected(expected.to_string()),
         );
     }
 
@@ -293,11 +294,62 @@ fn names_hint(names: &Names) -> String {
 
 /// minijinja's built-in filters and planrun's own.
 const KNOWN_FILTERS: &[&str] = &[
-    "abs", "attr", "batch", "bool", "capitalize", "chain", "count", "d", "default", "dictsort", "e", "escape", "first",
-    "float", "groupby", "indent", "int", "items", "join", "last", "length", "lines", "list", "lower", "map", "max",
-    "min", "pprint", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice",
-    "sort", "split", "string", "sum", "title", "tojson", "trim", "unique", "upper", "urlencode", "zip", "base64",
-    "sha256", "format", "center", "wordcount", "striptags", "truncate", "wordwrap",
+    "abs",
+    "attr",
+    "batch",
+    "bool",
+    "capitalize",
+    "chain",
+    "count",
+    "d",
+    "default",
+    "dictsort",
+    "e",
+    "escape",
+    "first",
+    "float",
+    "groupby",
+    "indent",
+    "int",
+    "items",
+    "join",
+    "last",
+    "length",
+    "lines",
+    "list",
+    "lower",
+    "map",
+    "max",
+    "min",
+    "pprint",
+    "reject",
+    "rejectattr",
+    "replace",
+    "reverse",
+    "round",
+    "safe",
+    "select",
+    "selectattr",
+    "slice",
+    "sort",
+    "split",
+    "string",
+    "sum",
+    "title",
+    "tojson",
+    "trim",
+    "unique",
+    "upper",
+    "urlencode",
+    "zip",
+    "base64",
+    "sha256",
+    "format",
+    "center",
+    "wordcount",
+    "striptags",
+    "truncate",
+    "wordwrap",
 ];
 
 /// The filters a template applies (`| name`), with their byte offsets, outside string literals.

@@ -77,7 +77,8 @@ impl PlanFile {
 
     /// The stub file named by `stub:`, resolved relative to the plan; checked to exist.
     pub fn stub_path(&self, overrides: &[(String, String)]) -> Result<Option<PathBuf>, PlanError> {
-        let Some(node) = self.root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "stub")).map(|(_, v)| v) else {
+        let Some(node) = self.root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "stub")).map(|(_, v)| v)
+        else {
             return Ok(None);
         };
         let Some(text) = node.scalar_text() else {

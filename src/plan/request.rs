@@ -97,8 +97,11 @@ fn body(cx: &mut Ctx, f: &Fields, names: &Names) -> Option<Body> {
     if given.len() > 1 {
         let second = f.key(given[1]).map(|k| k.span).unwrap_or(f.node.span);
         cx.error(
-            Diagnostic::new(second, format!("a request has one body, but this one has both `{}` and `{}`", given[0], given[1]))
-                .hint("keep one of form, multipart, json, body"),
+            Diagnostic::new(
+                second,
+                format!("a request has one body, but this one has both `{}` and `{}`", given[0], given[1]),
+            )
+            .hint("keep one of form, multipart, json, body"),
         );
         return None;
     }
@@ -180,7 +183,8 @@ fn json(cx: &mut Ctx, node: &Node, names: &Names) -> Option<JsonTpl> {
         Value::Float(f) => JsonTpl::Const(serde_json::Number::from_f64(*f).map(Into::into).unwrap_or_default()),
         Value::Str(s) => {
             let t = s.trim();
-            let single = t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none() && t.matches("}}").count() == 1;
+            let single =
+                t.starts_with("{{") && t.ends_with("}}") && t[2..].find("{{").is_none() && t.matches("}}").count() == 1;
             if single {
                 let expr = &t[2..t.len() - 2];
                 let tpl = cx.template(node, &format!("{{{{ ({expr}) | tojson }}}}"), names)?;
@@ -204,16 +208,19 @@ fn check_content_type(cx: &mut Ctx, f: &Fields, body: &Body, header: &(String, T
     let Some(value) = header.1.literal() else { return };
     let v = value.to_ascii_lowercase();
     let (kind, ok, wanted) = match body {
-        Body::Form(_) => ("form", v.starts_with("application/x-www-form-urlencoded"), "application/x-www-form-urlencoded"),
+        Body::Form(_) => {
+            ("form", v.starts_with("application/x-www-form-urlencoded"), "application/x-www-form-urlencoded")
+        }
         Body::Multipart(_) => ("multipart", v.starts_with("multipart/form-data"), "multipart/form-data"),
         Body::Json(_) => ("json", v.starts_with("application/json") || v.contains("+json"), "application/json"),
         Body::Raw { content_type: Some(ct), .. } => ("body", ct.eq_ignore_ascii_case(value), ct.as_str()),
         _ => return,
     };
     if !ok {
-        let span = f.get("headers").and_then(|h| h.as_map()).and_then(|m| {
-            m.iter().find(|(k, _)| k.name.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.span)
-        });
+        let span = f
+            .get("headers")
+            .and_then(|h| h.as_map())
+            .and_then(|m| m.iter().find(|(k, _)| k.name.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.span));
         cx.error(
             Diagnostic::new(
                 span.unwrap_or(f.node.span),
@@ -232,21 +239,25 @@ fn assertions(cx: &mut Ctx, node: &Node) -> Option<Vec<Assertion>> {
     let mut out = Vec::new();
     let mut ok = true;
     for item in items {
-        let Some(f) = cx.fields(item, "assertion", ASSERT_KEYS) else {
+        if cx.fields(item, "assertion", ASSERT_KEYS).is_none() {
             ok = false;
             continue;
-        };
+        }
         let Some((key, value)) = item.as_map().and_then(|m| m.first()) else {
-            cx.error(Diagnostic::new(item.span, "an empty assertion").expected(format!("one of: {}", ASSERT_KEYS.join(", "))));
+            cx.error(
+                Diagnostic::new(item.span, "an empty assertion")
+                    .expected(format!("one of: {}", ASSERT_KEYS.join(", "))),
+            );
             ok = false;
             continue;
         };
         if item.as_map().is_some_and(|m| m.len() > 1) {
-            cx.error(Diagnostic::new(item.span, "one check per assertion").hint("write each check as its own list item"));
+            cx.error(
+                Diagnostic::new(item.span, "one check per assertion").hint("write each check as its own list item"),
+            );
             ok = false;
             continue;
         }
-        drop(f);
         let check = match key.name.as_str() {
             "status" => status(cx, value).map(Check::Status),
             "body_contains" => cx.string(value, "body_contains").map(Check::BodyContains),
@@ -276,7 +287,9 @@ fn status(cx: &mut Ctx, node: &Node) -> Option<Vec<StatusMatch>> {
 
 fn one_status(cx: &mut Ctx, node: &Node) -> Option<StatusMatch> {
     let bad = |cx: &mut Ctx, span: Span| {
-        cx.error(Diagnostic::new(span, "not a status").expected("a code from 100 to 599 like 202, or a class like 2xx"));
+        cx.error(
+            Diagnostic::new(span, "not a status").expected("a code from 100 to 599 like 202, or a class like 2xx"),
+        );
         None
     };
     match &node.value {

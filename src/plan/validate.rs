@@ -30,8 +30,12 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         None => JValue::UNDEFINED,
     };
     let shared = Arc::new(Shared { props: JValue::from(()), stub: stub.clone() });
-    let mut cx =
-        Ctx { source, diags: Diagnostics::default(), templates: Templates::new(), load_scope: Scope::load_time(shared, seed) };
+    let mut cx = Ctx {
+        source,
+        diags: Diagnostics::default(),
+        templates: Templates::new(),
+        load_scope: Scope::load_time(shared, seed),
+    };
     let Some(f) = cx.fields(root, "plan", PLAN_KEYS) else {
         return Err(cx.diags);
     };
@@ -291,11 +295,18 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
     }
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let request = f.get("request")?;
-    let step = request_step(cx, Arc::from(name.clone().unwrap_or_default().as_str()), node, request, f.get("assert"), defaults, names);
+    let step = request_step(
+        cx,
+        Arc::from(name.clone().unwrap_or_default().as_str()),
+        node,
+        request,
+        f.get("assert"),
+        defaults,
+        names,
+    );
     name?;
     step.map(|s| Step::Request(Box::new(s)))
 }
-
 
 fn map_value(entries: impl IntoIterator<Item = (String, JValue)>) -> JValue {
     JValue::from(entries.into_iter().collect::<std::collections::BTreeMap<String, JValue>>())

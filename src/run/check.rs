@@ -40,7 +40,9 @@ fn failure(check: &Check, seen: &Observed) -> Option<String> {
             let expected = if list.len() == 1 { list[0].clone() } else { format!("one of {}", list.join(", ")) };
             Some(format!("status expected {expected}, got {status}"))
         }
-        Check::BodyContains(text) => (!body().contains(text.as_str())).then(|| format!("body expected to contain {text:?}")),
+        Check::BodyContains(text) => {
+            (!body().contains(text.as_str())).then(|| format!("body expected to contain {text:?}"))
+        }
         Check::BodyNotContains(text) => {
             body().contains(text.as_str()).then(|| format!("body expected not to contain {text:?}"))
         }

@@ -2,12 +2,12 @@
 //! connection and puts one [`Sample`](crate::sample::Sample) per request on a bounded channel to the sinks.
 
 mod check;
+mod execute;
 pub mod http;
-mod run;
 mod scheduler;
 mod vuser;
 pub mod wire;
 
-pub use run::{execute, RunResult};
+pub use execute::{execute, RunResult};
 pub use scheduler::Active;
 pub use vuser::user_scope;

@@ -12,7 +12,7 @@ use super::check::{check, Observed};
 use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
-use crate::compile::{GroupGraph, Graph, RequestNode, StepNode};
+use crate::compile::{Graph, GroupGraph, RequestNode, StepNode};
 use crate::plan::model::Think;
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::Scope;

@@ -120,7 +120,9 @@ fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option
         }
         Body::Multipart(parts) => {
             let boundary = scope.with_rng(|rng| {
-                let tail: String = (0..24).map(|_| char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[rng.random_range(0..36)])).collect();
+                let tail: String = (0..24)
+                    .map(|_| char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[rng.random_range(0..36)]))
+                    .collect();
                 format!("planrun-{tail}")
             });
             let mut out = BytesMut::new();
@@ -128,7 +130,9 @@ fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option
                 out.put_slice(format!("--{boundary}\r\n").as_bytes());
                 match part {
                     Part::Text { name, value } => {
-                        out.put_slice(format!("Content-Disposition: form-data; name=\"{}\"\r\n\r\n", quote(name)).as_bytes());
+                        out.put_slice(
+                            format!("Content-Disposition: form-data; name=\"{}\"\r\n\r\n", quote(name)).as_bytes(),
+                        );
                         out.put_slice(r(value)?.as_bytes());
                     }
                     Part::File { name, filename, content_type, bytes } => {
@@ -169,7 +173,9 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
             let text = r(tpl)?;
             serde_json::from_str(&text).map_err(|e| RenderError(format!("json value: {e}")))?
         }
-        JsonTpl::Array(items) => serde_json::Value::Array(items.iter().map(|i| json(graph, i, scope)).collect::<Result<_, _>>()?),
+        JsonTpl::Array(items) => {
+            serde_json::Value::Array(items.iter().map(|i| json(graph, i, scope)).collect::<Result<_, _>>()?)
+        }
         JsonTpl::Object(entries) => {
             let mut map = serde_json::Map::new();
             for (k, v) in entries {
@@ -229,7 +235,8 @@ impl WireRequest {
         if let Some(c) = cookie(&url).and_then(|c| HeaderValue::try_from(c).ok()) {
             headers.push((COOKIE, c));
         }
-        let (method, body) = if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
+        let (method, body) =
+            if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
         WireRequest { method, url, headers, body }
     }
 }

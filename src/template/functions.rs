@@ -1,8 +1,8 @@
 //! planrun's template functions and filters. Random ones draw from the rendering virtual user's generator.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::collections::HashMap;
 
 use base64::Engine as _;
 use minijinja::value::Value;

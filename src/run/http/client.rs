@@ -97,7 +97,8 @@ impl Client {
         for hop in 0..=MAX_REDIRECTS {
             let mut connecting = false;
             let hop_result =
-                tokio::time::timeout_at(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte)).await;
+                tokio::time::timeout_at(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte))
+                    .await;
             let resp = match hop_result {
                 Err(_) => {
                     self.drop_conn(&mut ex);
@@ -169,7 +170,12 @@ impl Client {
             let stats = conn.stats.clone();
             match result {
                 // A kept-alive connection the server closed while idle: reconnect and send once more.
-                Err(e) if reused && attempt == 0 && stats.read() == 0 && (e.is_incomplete_message() || e.is_canceled()) => {
+                Err(e)
+                    if reused
+                        && attempt == 0
+                        && stats.read() == 0
+                        && (e.is_incomplete_message() || e.is_canceled()) =>
+                {
                     ex.sent += stats.written();
                     reused = false;
                     continue;
@@ -192,7 +198,11 @@ impl Client {
         unreachable!("the loop returns on its second attempt")
     }
 
-    async fn read_response(&self, resp: http::Response<hyper::body::Incoming>, keep_body: bool) -> Result<Response, Failure> {
+    async fn read_response(
+        &self,
+        resp: http::Response<hyper::body::Incoming>,
+        keep_body: bool,
+    ) -> Result<Response, Failure> {
         let (parts, mut body) = resp.into_parts();
         let mut kept = keep_body.then(BytesMut::new);
         while let Some(frame) = body.frame().await {
@@ -251,7 +261,11 @@ fn is_redirect(status: u16) -> bool {
 }
 
 fn origin(url: &Url) -> (String, String, u16) {
-    (url.scheme().to_string(), url.host_str().unwrap_or_default().to_string(), url.port_or_known_default().unwrap_or(80))
+    (
+        url.scheme().to_string(),
+        url.host_str().unwrap_or_default().to_string(),
+        url.port_or_known_default().unwrap_or(80),
+    )
 }
 
 async fn open(url: &Url, origin: (String, String, u16)) -> Result<Conn, Failure> {
@@ -282,11 +296,8 @@ async fn open(url: &Url, origin: (String, String, u16)) -> Result<Conn, Failure>
     let _ = stream.set_nodelay(true);
     let stats = WireStats::new();
     let io = TokioIo::new(Counting::new(stream, stats.clone()));
-    let (sender, connection) = http1::Builder::new()
-        .title_case_headers(true)
-        .handshake(io)
-        .await
-        .map_err(|e| Failure::hyper(&e))?;
+    let (sender, connection) =
+        http1::Builder::new().title_case_headers(true).handshake(io).await.map_err(|e| Failure::hyper(&e))?;
     tokio::spawn(async move {
         let _ = connection.await;
     });
