@@ -211,7 +211,8 @@ impl<'s> Ctx<'s> {
         match Regex::new(&text) {
             Ok(r) => Some(r),
             Err(e) => {
-                let first = e.to_string().lines().last().unwrap_or("invalid").trim().to_string();
+                let first =
+                    e.to_string().lines().last().unwrap_or("invalid").trim().trim_start_matches("error: ").to_string();
                 self.error(Diagnostic::new(node.span, format!("{what}: invalid regular expression: {first}")));
                 None
             }

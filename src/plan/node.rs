@@ -92,13 +92,52 @@ pub fn parse(text: &str) -> Result<Node, (Span, String)> {
     if text.trim().is_empty() {
         return Ok(Node { span: Span::new(1, 1, 1), value: Value::Null });
     }
-    let spanned: Spanned<Value> = serde_saphyr::from_str(text).map_err(|e| {
+    let spanned: Spanned<Value> = serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
         let span = e.location().map(|l| Span::new(l.line() as u32, l.column() as u32, 1)).unwrap_or_default();
         let msg = e.to_string();
-        let first = msg.lines().next().unwrap_or("invalid YAML").trim().to_string();
+        let first = msg.lines().next().unwrap_or("invalid YAML").trim();
+        // serde-saphyr prefixes "error: line L column C: "; the position is shown separately.
+        let first = match first.find(": ") {
+            Some(i) if first.starts_with("error: line") => first[i + 2..].to_string(),
+            _ => first.trim_start_matches("error: ").to_string(),
+        };
+        let first = match first.find("column ") {
+            Some(_) if first.starts_with("line ") => first.splitn(2, ": ").nth(1).unwrap_or(&first).to_string(),
+            _ => first,
+        };
         (span, first)
     })?;
-    Ok(node_from(spanned))
+    let mut root = node_from(spanned);
+    let lines: Vec<&str> = text.lines().collect();
+    cover_quotes(&mut root, &lines);
+    Ok(root)
+}
+
+/// A quoted string's span starts at its opening quote: underline the quotes too.
+fn cover_quotes(node: &mut Node, lines: &[&str]) {
+    match &mut node.value {
+        Value::Str(s) if !s.contains('\n') => {
+            let at = lines
+                .get(node.span.line.saturating_sub(1) as usize)
+                .and_then(|l| l.chars().nth(node.span.col.saturating_sub(1) as usize));
+            if matches!(at, Some('"') | Some('\'')) {
+                node.span.len = s.chars().count() as u32 + 2;
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(|n| cover_quotes(n, lines)),
+        Value::Map(entries) => entries.iter_mut().for_each(|(_, n)| cover_quotes(n, lines)),
+        _ => {}
+    }
+}
+
+/// YAML 1.2 scalars: `no`, `on`, `y` stay strings (the "Norway problem"), and so do numbers written with
+/// leading zeros or underscores (`0701`), which in a load test are phone numbers and ids, not integers.
+fn options() -> serde_saphyr::Options {
+    let mut o = serde_saphyr::Options::default();
+    o.strict_booleans = true;
+    o.leading_zero_numbers_as_strings = true;
+    o.underscored_numbers_as_strings = true;
+    o
 }
 
 fn node_from(s: Spanned<Value>) -> Node {
@@ -212,6 +251,18 @@ mod tests {
         assert_eq!(g[0].1.value, Value::Int(10));
         assert_eq!((g[1].1.span.line, g[1].1.span.col), (4, 14));
         assert_eq!(g[1].1.value, Value::Str("5s".into()));
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_and_leading_zeros_stay_strings() {
+        let n = parse("n: no\ny: [on, off, yes, true, 0701, 42]\n").unwrap();
+        let m = n.as_map().unwrap();
+        assert_eq!(m[0].0.name, "n");
+        assert_eq!(m[0].1.value, Value::Str("no".into()));
+        let Value::Seq(items) = &m[1].1.value else { panic!() };
+        let values: Vec<_> = items.iter().map(|i| i.value.clone()).collect();
+        let s = |t: &str| Value::Str(t.into());
+        assert_eq!(values, [s("on"), s("off"), s("yes"), Value::Bool(true), s("0701"), Value::Int(42)]);
     }
 
     #[test]
