@@ -101,10 +101,6 @@ pub fn parse(text: &str) -> Result<Node, (Span, String)> {
             Some(i) if first.starts_with("error: line") => first[i + 2..].to_string(),
             _ => first.trim_start_matches("error: ").to_string(),
         };
-        let first = match first.find("column ") {
-            Some(_) if first.starts_with("line ") => first.splitn(2, ": ").nth(1).unwrap_or(&first).to_string(),
-            _ => first,
-        };
         (span, first)
     })?;
     let mut root = node_from(spanned);
