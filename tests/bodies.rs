@@ -1,0 +1,261 @@
+//! Request bodies arrive byte for byte as design.md says, with the right Content-Type and Content-Length, and
+//! `planrun dry-run` shows exactly what a run then sends.
+
+mod common;
+
+use common::{planrun, run_ok, Recorded, Server, TempDir};
+
+/// A plan with one group per request (`@REQ@` is replaced by each group's `request:` mapping).
+fn plan(base: &str, groups: &[(&str, &str)]) -> String {
+    let mut s = format!("name: bodies\ndefaults:\n  base_url: \"{base}\"\nthread_groups:\n");
+    for (name, request) in groups {
+        s.push_str(&format!(
+            "  - name: {name}\n    threads: 1\n    loops: 1\n    steps:\n      - name: send\n        request:\n"
+        ));
+        for line in request.trim_matches('\n').lines() {
+            s.push_str("          ");
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Runs a one-request plan and returns the one request the server received.
+fn send_one(test: &str, request: &str, files: &[(&str, &[u8])]) -> Recorded {
+    let server = Server::start();
+    let dir = TempDir::new(test);
+    for (name, bytes) in files {
+        dir.write(name, bytes);
+    }
+    let plan = dir.write("plan.yaml", plan(&server.url(), &[("g", request)]));
+    let (_, jtl) = run_ok(&dir, &plan, &["--seed", "5"]);
+    assert_eq!(jtl.rows.len(), 1, "{}", jtl.text);
+    assert_eq!(jtl.rows[0]["success"], "true", "{}", jtl.text);
+    let received = server.requests();
+    assert_eq!(received.len(), 1);
+    let rec = received.into_iter().next().unwrap();
+    assert_eq!(
+        rec.header("content-length").map(|v| v.parse::<usize>().unwrap()),
+        Some(rec.body.len()),
+        "Content-Length = body length: {rec:?}"
+    );
+    assert_eq!(rec.headers_named("content-length").len(), 1, "one Content-Length: {rec:?}");
+    rec
+}
+
+const FORM: &str = r#"
+method: POST
+url: /ok
+form: { b: "x y/z&=", a: "é+1", vu: "{{ vu }}" }
+"#;
+
+#[test]
+fn form_is_urlencoded_in_the_order_written() {
+    let rec = send_one("bodies_form", FORM, &[]);
+    assert_eq!(rec.method, "POST");
+    assert_eq!(rec.header("content-type"), Some("application/x-www-form-urlencoded"));
+    assert_eq!(String::from_utf8_lossy(&rec.body), "b=x+y%2Fz%26%3D&a=%C3%A9%2B1&vu=1");
+}
+
+const MULTIPART: &str = r#"
+method: POST
+url: /ok
+multipart:
+  greeting: "hello {{ vu }}"
+  upload: { file: data.bin, content_type: application/octet-stream }
+"#;
+
+const FILE: &[u8] = b"line one\r\nline two\x00\xff\xfe end";
+
+#[test]
+fn multipart_has_a_text_part_and_a_file_part_under_its_boundary() {
+    let rec = send_one("bodies_multipart", MULTIPART, &[("data.bin", FILE)]);
+    let ct = rec.header("content-type").expect("a Content-Type");
+    let boundary = ct.strip_prefix("multipart/form-data; boundary=").unwrap_or_else(|| panic!("Content-Type {ct}"));
+    assert!(!boundary.is_empty() && boundary.len() <= 70, "boundary {boundary:?}");
+    let parts = multipart_parts(&rec.body, boundary);
+    assert_eq!(parts.len(), 2, "two parts in the order written");
+
+    let (head, content) = &parts[0];
+    assert_eq!(head, &["Content-Disposition: form-data; name=\"greeting\""]);
+    assert_eq!(content, b"hello 1");
+
+    let (head, content) = &parts[1];
+    assert_eq!(
+        head,
+        &["Content-Disposition: form-data; name=\"upload\"; filename=\"data.bin\"", "Content-Type: application/octet-stream"]
+    );
+    assert_eq!(content, FILE, "the file's bytes, untouched");
+}
+
+/// Splits a multipart body by RFC 7578 / 2046: `--B\r\n` part `\r\n--B\r\n` part ... `\r\n--B--\r\n`.
+/// Returns each part's header lines and content.
+fn multipart_parts(body: &[u8], boundary: &str) -> Vec<(Vec<String>, Vec<u8>)> {
+    let first = format!("--{boundary}\r\n");
+    let close = format!("\r\n--{boundary}--\r\n");
+    assert!(body.starts_with(first.as_bytes()), "the body starts with the boundary: {:?}", String::from_utf8_lossy(body));
+    assert!(body.ends_with(close.as_bytes()), "the body ends with the closing boundary");
+    let inner = &body[first.len()..body.len() - close.len()];
+    let sep = format!("\r\n--{boundary}\r\n");
+    let mut parts = Vec::new();
+    let mut rest = inner;
+    loop {
+        let (part, next) = match find(rest, sep.as_bytes()) {
+            Some(i) => (&rest[..i], Some(&rest[i + sep.len()..])),
+            None => (rest, None),
+        };
+        let split = find(part, b"\r\n\r\n").expect("a part has headers and a blank line");
+        let head = String::from_utf8(part[..split].to_vec()).unwrap().split("\r\n").map(str::to_string).collect();
+        parts.push((head, part[split + 4..].to_vec()));
+        match next {
+            Some(n) => rest = n,
+            None => break,
+        }
+    }
+    parts
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+const JSON: &str = r#"
+method: POST
+url: /ok
+json:
+  a_sum: "{{ 1 + 2 }}"
+  b_text: "vu {{ vu }}"
+  c_list: [1, "{{ vu }}", "n{{ vu }}", 2.5]
+  d_obj: { t: true, z: null, s: "{{ 'x' ~ 'y' }}" }
+"#;
+
+#[test]
+fn json_keeps_the_type_of_a_single_expression() {
+    let rec = send_one("bodies_json", JSON, &[]);
+    assert_eq!(rec.header("content-type"), Some("application/json"));
+    let value: serde_json::Value = serde_json::from_slice(&rec.body).expect("the body is JSON");
+    assert_eq!(value["a_sum"], serde_json::json!(3), "{{{{ 1 + 2 }}}} is the number 3");
+    assert!(value["a_sum"].is_u64());
+    assert_eq!(value["b_text"], serde_json::json!("vu 1"));
+    assert_eq!(value["c_list"], serde_json::json!([1, 1, "n1", 2.5]));
+    assert_eq!(value["d_obj"], serde_json::json!({ "t": true, "z": null, "s": "xy" }));
+    assert_eq!(
+        String::from_utf8_lossy(&rec.body),
+        r#"{"a_sum":3,"b_text":"vu 1","c_list":[1,1,"n1",2.5],"d_obj":{"s":"xy","t":true,"z":null}}"#
+    );
+}
+
+const RAW: &str = r#"
+method: PUT
+url: /ok
+body: "<sms to=\"{{ vu }}\">a, b\n</sms>"
+content_type: "application/xml; charset=utf-8"
+"#;
+
+#[test]
+fn raw_body_goes_as_written_with_its_content_type() {
+    let rec = send_one("bodies_raw", RAW, &[]);
+    assert_eq!(rec.method, "PUT");
+    assert_eq!(rec.header("content-type"), Some("application/xml; charset=utf-8"));
+    assert_eq!(String::from_utf8_lossy(&rec.body), "<sms to=\"1\">a, b\n</sms>");
+}
+
+#[test]
+fn raw_body_without_content_type_sends_none() {
+    let rec = send_one("bodies_raw_bare", "method: POST\nurl: /ok\nbody: \"just text {{ vu }}\"\n", &[]);
+    assert_eq!(rec.header("content-type"), None, "{rec:?}");
+    assert_eq!(rec.body, b"just text 1");
+}
+
+/// One request as `planrun dry-run` prints it.
+struct Printed {
+    title: String,
+    line: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+/// Parses dry-run's output: `### <group> 1-1, iteration N: <step>` then the request head (CRLF lines, a blank
+/// line) and exactly Content-Length bytes of body.
+fn parse_dry_run(out: &[u8]) -> Vec<Printed> {
+    let mut printed = Vec::new();
+    let mut rest = out;
+    while let Some(i) = find(rest, b"### ") {
+        rest = &rest[i + 4..];
+        let nl = find(rest, b"\n").unwrap();
+        let title = String::from_utf8(rest[..nl].to_vec()).unwrap();
+        rest = &rest[nl + 1..];
+        let end = find(rest, b"\r\n\r\n").expect("a request head ends with a blank line");
+        let head = String::from_utf8(rest[..end].to_vec()).unwrap();
+        rest = &rest[end + 4..];
+        let mut lines = head.split("\r\n");
+        let line = lines.next().unwrap().to_string();
+        let headers: Vec<(String, String)> = lines
+            .map(|l| {
+                let (n, v) = l.split_once(": ").unwrap_or_else(|| panic!("header line {l:?}"));
+                (n.to_string(), v.to_string())
+            })
+            .collect();
+        let len = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .map(|(_, v)| v.parse::<usize>().unwrap())
+            .unwrap_or(0);
+        let body = rest[..len].to_vec();
+        rest = &rest[len..];
+        printed.push(Printed { title, line, headers, body });
+    }
+    printed
+}
+
+#[test]
+fn dry_run_prints_what_the_run_sends() {
+    let server = Server::start();
+    let dir = TempDir::new("bodies_dry_run");
+    dir.write("data.bin", FILE);
+    let with_random = r#"
+method: POST
+url: /ok
+query: { kind: form, q: "{{ random_string(8) }}" }
+form: { to: "+7{{ random_digits(10) }}", id: "{{ uuid() }}" }
+"#;
+    let groups = [
+        ("form", with_random),
+        ("multipart", &*MULTIPART.replace("url: /ok", "url: /ok\nquery: { kind: multipart }")),
+        ("json", &*JSON.replace("url: /ok", "url: /ok\nquery: { kind: json }")),
+        ("raw", &*RAW.replace("url: /ok", "url: /ok\nquery: { kind: raw }")),
+    ];
+    let plan = dir.write("plan.yaml", plan(&server.url(), &groups));
+
+    let dry = planrun(
+        dir.path(),
+        ["dry-run".as_ref(), plan.as_os_str(), "-n".as_ref(), "1".as_ref(), "--seed".as_ref(), "11".as_ref()],
+    );
+    assert_eq!(dry.status.code(), Some(0), "{}", common::describe(&dry));
+    assert_eq!(server.count(), 0, "dry-run sends nothing");
+    let printed = parse_dry_run(&dry.stdout);
+    assert_eq!(printed.len(), 4, "one request per group:\n{}", common::stdout(&dry));
+
+    let (_, jtl) = run_ok(&dir, &plan, &["--seed", "11"]);
+    assert_eq!(jtl.rows.len(), 4);
+    let received = server.requests();
+    assert_eq!(received.len(), 4);
+
+    for (i, (p, (group, _))) in printed.iter().zip(groups.iter()).enumerate() {
+        assert_eq!(p.title, format!("{group} {}-1, iteration 1: send", i + 1));
+        let rec = received
+            .iter()
+            .find(|r| r.query().get("kind").map(String::as_str) == Some(group))
+            .unwrap_or_else(|| panic!("no {group} request received"));
+        assert_eq!(p.line, format!("{} {} HTTP/1.1", rec.method, rec.target), "{group}: request line");
+        let printed_ct = p.headers.iter().find(|(n, _)| n == "Content-Type").map(|(_, v)| v.as_str());
+        assert_eq!(printed_ct, rec.header("content-type"), "{group}: Content-Type");
+        assert_eq!(p.body, rec.body, "{group}: body bytes");
+        // Every header printed is a header sent, with the same value.
+        for (n, v) in &p.headers {
+            assert_eq!(rec.header(n), Some(v.as_str()), "{group}: header {n}");
+        }
+        assert_eq!(p.headers.len(), rec.headers.len(), "{group}: the same headers: {:?} vs {:?}", p.headers, rec.headers);
+    }
+}

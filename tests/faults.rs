@@ -1,0 +1,153 @@
+//! Targets that fail: every attempted request is one failed row with a stable error kind and a specific
+//! message; the run still completes (exit 0) and the summary counts every sample as an error.
+
+mod common;
+
+use common::{num, refused_url, run_ok, summary_total, Fault, FaultServer, Jtl, Server, TempDir, GARBAGE};
+
+const THREADS: usize = 2;
+const LOOPS: usize = 2;
+const STEPS: usize = 2;
+const SAMPLES: usize = THREADS * LOOPS * STEPS;
+
+fn plan(base: &str, path: &str, timeout: &str) -> String {
+    format!(
+        r#"
+name: faults
+defaults:
+  base_url: "{base}"
+  timeout: {timeout}
+thread_groups:
+  - name: g
+    threads: {THREADS}
+    loops: {LOOPS}
+    steps:
+      - name: first
+        request: {{ url: "{path}" }}
+      - name: second
+        request: {{ method: POST, url: "{path}", form: {{ a: "1" }} }}
+"#
+    )
+}
+
+/// Runs the plan; checks the row count, that every row failed and that the summary agrees.
+fn run_failing(test: &str, base: &str, path: &str, timeout: &str) -> Jtl {
+    let dir = TempDir::new(test);
+    let plan = dir.write("plan.yaml", plan(base, path, timeout));
+    let (out, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), SAMPLES, "one row per attempted request:\n{}", jtl.text);
+    for row in &jtl.rows {
+        assert_eq!(row["success"], "false", "{row:?}");
+        assert!(row["URL"].starts_with(base), "{row:?}");
+        assert!(num(row, "Latency") <= num(row, "elapsed"), "{row:?}");
+    }
+    let mut threads: Vec<&str> = jtl.rows.iter().map(|r| r["threadName"].as_str()).collect();
+    threads.sort();
+    assert_eq!(threads, ["g 1-1", "g 1-1", "g 1-1", "g 1-1", "g 1-2", "g 1-2", "g 1-2", "g 1-2"]);
+    let (samples, errors) = summary_total(&common::stdout(&out));
+    assert_eq!(samples, SAMPLES as u64, "summary TOTAL samples");
+    assert_eq!(errors, "100.00%");
+    jtl
+}
+
+/// The rows account for every byte that crossed the wire, each counted once.
+fn assert_wire_bytes(jtl: &Jtl, server_read: u64, server_written: u64) {
+    let sent: u64 = jtl.rows.iter().map(|r| num(r, "sentBytes")).sum();
+    let got: u64 = jtl.rows.iter().map(|r| num(r, "bytes")).sum();
+    assert_eq!(sent, server_read, "sum of sentBytes = bytes the server read:\n{}", jtl.text);
+    assert_eq!(got, server_written, "sum of bytes = bytes the server wrote:\n{}", jtl.text);
+}
+
+fn assert_transport_error(jtl: &Jtl, kind: &str, message: &str) {
+    for row in &jtl.rows {
+        assert_eq!(row["responseCode"], format!("Non HTTP response code: {kind}"), "{row:?}");
+        let m = &row["responseMessage"];
+        assert!(m.starts_with("Non HTTP response message: "), "{row:?}");
+        assert!(m.contains(message), "responseMessage {m:?} does not say {message:?}");
+        assert_eq!(row["dataType"], "", "no response, no dataType: {row:?}");
+    }
+}
+
+#[test]
+fn a_refused_port_gives_connection_refused_rows() {
+    let base = refused_url();
+    let jtl = run_failing("faults_refused", &base, "/ok", "2s");
+    assert_transport_error(&jtl, "ConnectionRefused", "Connection refused");
+    for row in &jtl.rows {
+        assert_eq!(row["bytes"], "0", "nothing received: {row:?}");
+        assert_eq!(row["sentBytes"], "0", "nothing sent: {row:?}");
+    }
+}
+
+#[test]
+fn a_stalled_server_gives_read_timeouts_after_the_timeout() {
+    let server = FaultServer::start(Fault::Stall);
+    let jtl = run_failing("faults_stall", &server.url(), "/ok", "300ms");
+    assert_transport_error(&jtl, "ReadTimeout", "Read timed out after 300 ms");
+    for row in &jtl.rows {
+        assert!(num(row, "elapsed") >= 300, "a timeout of 300 ms ends no sooner: {row:?}");
+        assert!(num(row, "sentBytes") > 0, "the request was sent: {row:?}");
+        assert_eq!(row["bytes"], "0", "{row:?}");
+    }
+    assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
+    assert_wire_bytes(&jtl, server.bytes_read(), 0);
+}
+
+#[test]
+fn a_server_answering_garbage_gives_invalid_response() {
+    let server = FaultServer::start(Fault::Garbage);
+    let jtl = run_failing("faults_garbage", &server.url(), "/ok", "5s");
+    assert_transport_error(&jtl, "InvalidResponse", "");
+    for row in &jtl.rows {
+        assert!(num(row, "sentBytes") > 0, "{row:?}");
+    }
+    assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
+    assert_eq!(server.bytes_written(), (GARBAGE.len() * SAMPLES) as u64);
+    assert_wire_bytes(&jtl, server.bytes_read(), server.bytes_written());
+}
+
+#[test]
+fn a_reset_connection_gives_connection_reset() {
+    let server = FaultServer::start(Fault::Reset);
+    let jtl = run_failing("faults_reset", &server.url(), "/ok", "5s");
+    assert_transport_error(&jtl, "ConnectionReset", "Connection reset by peer");
+    assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
+    assert_wire_bytes(&jtl, server.bytes_read(), 0);
+}
+
+#[test]
+fn a_connection_closed_before_the_response_gives_connection_reset() {
+    let server = FaultServer::start(Fault::Close);
+    let jtl = run_failing("faults_close", &server.url(), "/ok", "5s");
+    assert_transport_error(&jtl, "ConnectionReset", "closed before the response was complete");
+    assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
+    assert_wire_bytes(&jtl, server.bytes_read(), 0);
+}
+
+#[test]
+fn a_5xx_route_gives_failed_status_rows() {
+    let server = Server::start();
+    let jtl = run_failing("faults_5xx", &server.url(), "/status/500", "5s");
+    for row in &jtl.rows {
+        assert_eq!(row["responseCode"], "500", "{row:?}");
+        assert_eq!(row["responseMessage"], "Internal Server Error");
+        assert_eq!(row["dataType"], "text");
+        assert!(num(row, "bytes") > 0);
+    }
+    assert_eq!(server.count(), SAMPLES);
+    assert_wire_bytes(&jtl, server.bytes_read(), server.bytes_written());
+}
+
+#[test]
+fn a_response_slower_than_the_timeout_is_a_read_timeout() {
+    // The timeout covers the whole request: a response slower than it is a ReadTimeout, not a late success.
+    let server = Server::start();
+    let jtl = run_failing("faults_slow", &server.url(), "/delay/400", "150ms");
+    assert_transport_error(&jtl, "ReadTimeout", "Read timed out after 150 ms");
+    for row in &jtl.rows {
+        assert!(num(row, "elapsed") >= 150, "{row:?}");
+    }
+    assert_eq!(server.count(), SAMPLES, "each sample sent its request once");
+    let sent: u64 = jtl.rows.iter().map(|r| num(r, "sentBytes")).sum();
+    assert_eq!(sent, server.bytes_read(), "sum of sentBytes = bytes the server read");
+}
