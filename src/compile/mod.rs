@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 
-use crate::plan::model::{Assertion, Check, Defaults, Plan, Step, Think, ThreadGroup};
+use crate::plan::model::{Assertion, Check, Defaults, Load, Plan, Step, Think, ThreadGroup};
 use crate::template::{Shared, Templates, Tpl};
 
 /// Everything a run needs, shared by every virtual user.
@@ -38,7 +38,9 @@ pub struct GroupGraph {
     pub name: Arc<str>,
     /// Its number in the plan, from 1.
     pub number: u32,
-    /// Virtual users.
+    /// How the group makes load.
+    pub load: Load,
+    /// Virtual users (closed), the most at once (closed stages) or the pool size (open).
     pub threads: u32,
     /// Start the users evenly over this time.
     pub ramp_up: Duration,
@@ -110,6 +112,7 @@ fn group(g: ThreadGroup, number: u32) -> Result<GroupGraph, CompileError> {
     Ok(GroupGraph {
         name: g.name,
         number,
+        load: g.load,
         threads: g.threads,
         ramp_up: g.ramp_up,
         loops: g.loops,

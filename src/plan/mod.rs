@@ -2,6 +2,7 @@
 
 mod decode;
 mod duration;
+mod load;
 pub mod model;
 pub mod node;
 mod request;

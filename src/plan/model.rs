@@ -48,12 +48,40 @@ pub struct Defaults {
     pub cookies: bool,
 }
 
+/// How a group makes load.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    /// Closed model: `threads` users start evenly over `ramp_up` and loop.
+    Closed,
+    /// Closed model with a ramping number of users: each stage moves linearly to its target count.
+    ClosedStages(Vec<Stage>),
+    /// Open model: iterations start on a schedule of arrivals per second, whatever the target's speed;
+    /// each stage moves the rate linearly from the previous target to its own.
+    Open {
+        /// The rate at the start, per second.
+        initial_rate: f64,
+        /// The stages (a constant `arrival_rate` is one stage at that rate).
+        stages: Vec<Stage>,
+    },
+}
+
+/// One stage of a ramp.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    /// How long the stage lasts.
+    pub duration: Duration,
+    /// Threads (closed) or arrivals per second (open) at the end of the stage.
+    pub target: f64,
+}
+
 /// A thread group: virtual users running the same steps.
 #[derive(Debug)]
 pub struct ThreadGroup {
     /// The group's name (threadName prefix).
     pub name: Arc<str>,
-    /// Number of virtual users.
+    /// How it makes load.
+    pub load: Load,
+    /// Number of virtual users (closed), the most at any time (closed stages), or `max_threads` (open).
     pub threads: u32,
     /// Virtual users start evenly over this time.
     pub ramp_up: Duration,

@@ -9,7 +9,7 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Plan, Step, Think, ThreadGroup};
 use super::node::{Node, Value};
 use super::request::{pairs, request_step};
-use super::LoadOptions;
+use super::{load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Source;
 use crate::template::{Scope, Shared, Templates, Tpl};
@@ -17,7 +17,18 @@ use crate::template::{Scope, Shared, Templates, Tpl};
 const PLAN_KEYS: &[&str] =
     &["name", "description", "seed", "stub", "properties", "defaults", "variables", "thread_groups"];
 const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies"];
-const GROUP_KEYS: &[&str] = &["name", "threads", "ramp_up", "loops", "duration", "think_time", "steps"];
+const GROUP_KEYS: &[&str] = &[
+    "name",
+    "threads",
+    "ramp_up",
+    "loops",
+    "duration",
+    "think_time",
+    "steps",
+    "arrival_rate",
+    "stages",
+    "max_threads",
+];
 const STEP_KEYS: &[&str] = &["name", "request", "assert", "think"];
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -199,26 +210,27 @@ fn thread_groups(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) 
 fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<ThreadGroup> {
     let f = cx.fields(node, "thread group", GROUP_KEYS)?;
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
-    let threads = cx.require(&f, "threads").and_then(|t| cx.count(t, "threads", 1));
-    if threads.is_some_and(|t| t > u64::from(u32::MAX)) {
-        cx.error(Diagnostic::new(f.get("threads")?.span, "threads: too many"));
-    }
+    let shape = load::load(cx, &f);
     let ramp_up = f.get("ramp_up").map(|r| cx.duration(r, "ramp_up")).unwrap_or(Some(Duration::ZERO));
     let loops = f.get("loops").map(|l| cx.count(l, "loops", 1));
     let duration = f.get("duration").map(|d| cx.duration(d, "duration"));
     let think_time = f.get("think_time").map(|t| think(cx, t)).unwrap_or(Some(Think::None));
     let steps = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
-    let loops = match (loops, duration.is_some()) {
+    let (load, threads, stages_time) = shape?;
+    let bounded = duration.is_some() || stages_time.is_some();
+    let loops = match (loops, bounded) {
         (None, false) => Some(Some(1)),
         (l, _) => l.map_or(Some(None), |l| l.map(Some)),
     };
-    let duration = match duration {
-        Some(d) => Some(Some(d?)),
-        None => Some(None),
+    let duration = match (duration, stages_time) {
+        (Some(d), Some(s)) => Some(Some(d?.min(s))),
+        (Some(d), None) => Some(Some(d?)),
+        (None, s) => Some(s),
     };
     Some(ThreadGroup {
         name: Arc::from(name?.as_str()),
-        threads: threads? as u32,
+        load,
+        threads,
         ramp_up: ramp_up?,
         loops: loops?,
         duration: duration?,

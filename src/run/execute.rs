@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
 use super::scheduler::{schedule, Active};
+use super::vuser::RunContext;
 use crate::compile::Graph;
 use crate::sink::{drain, SinkError, SinkSet};
 
@@ -22,6 +23,8 @@ pub struct RunResult {
     pub interrupted: bool,
     /// How long the run took.
     pub wall: Duration,
+    /// Open-model iterations dropped because every thread was busy, per group.
+    pub dropped: Vec<u64>,
 }
 
 /// Runs the graph until every group ends or `stop` turns true, writing every sample to `sinks`.
@@ -30,11 +33,12 @@ pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bo
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let drain = tokio::spawn(drain(rx, sinks));
     let active = Arc::new(Active::new(graph.groups.len()));
-    schedule(graph, tx, stop.clone(), active).await;
+    schedule(RunContext { graph, tx, stop: stop.clone(), active: active.clone() }).await;
     let (sinks, result) = match drain.await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
     let interrupted = *stop.borrow();
-    RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed() }
+    let dropped = active.dropped.iter().map(|d| d.load(std::sync::atomic::Ordering::Relaxed)).collect();
+    RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped }
 }

@@ -1,9 +1,13 @@
-//! Running a compiled graph: the scheduler starts virtual users, each sends requests through its own
-//! connection and puts one [`Sample`](crate::sample::Sample) per request on a bounded channel to the sinks.
+//! Running a compiled graph: the scheduler starts virtual users per each group's load model; each user
+//! sends requests through its own connection and puts one [`Sample`](crate::sample::Sample) per request
+//! on a bounded channel to the sinks.
 
 mod check;
+mod closed;
 mod execute;
 pub mod http;
+mod open;
+pub mod ramp;
 mod scheduler;
 mod vuser;
 pub mod wire;

@@ -1,16 +1,14 @@
-//! The closed-model scheduler: each group's virtual users start evenly over its ramp-up and run until
-//! their loops are done, the group's duration is over, or the run is stopped.
+//! The scheduler: runs every thread group of the graph with its load model, side by side.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::vuser::VirtualUser;
-use crate::compile::Graph;
-use crate::sample::Sample;
+use super::vuser::RunContext;
+use super::{closed, open};
+use crate::plan::model::Load;
 
 /// Active virtual users, per group and in all (JTL grpThreads / allThreads).
 #[derive(Debug, Default)]
@@ -19,12 +17,18 @@ pub struct Active {
     pub groups: Vec<AtomicU32>,
     /// In all groups.
     pub all: AtomicU32,
+    /// Open-model iterations that could not start because every thread of their pool was busy, per group.
+    pub dropped: Vec<AtomicU64>,
 }
 
 impl Active {
     /// Counters for `n` groups.
     pub fn new(n: usize) -> Self {
-        Self { groups: (0..n).map(|_| AtomicU32::new(0)).collect(), all: AtomicU32::new(0) }
+        Self {
+            groups: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            all: AtomicU32::new(0),
+            dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        }
     }
 
     pub(super) fn start(&self, group: usize) {
@@ -38,34 +42,23 @@ impl Active {
     }
 }
 
-/// Runs every group of the graph to its end; samples go to `tx`.
-pub async fn schedule(graph: Arc<Graph>, tx: mpsc::Sender<Sample>, stop: watch::Receiver<bool>, active: Arc<Active>) {
+/// Runs every group to its end (or until the run is stopped).
+pub async fn schedule(cx: RunContext) {
     let start = Instant::now();
-    let mut users = JoinSet::new();
-    for (gi, g) in graph.groups.iter().enumerate() {
+    let mut groups = JoinSet::new();
+    for (gi, g) in cx.graph.groups.iter().enumerate() {
+        let cx = cx.clone();
         let deadline = g.duration.map(|d| start + d);
-        for vu in 1..=g.threads {
-            let offset = g.ramp_up.mul_f64(f64::from(vu - 1) / f64::from(g.threads));
-            let user = VirtualUser {
-                graph: graph.clone(),
-                group: gi,
-                vu,
-                tx: tx.clone(),
-                stop: stop.clone(),
-                active: active.clone(),
-                deadline,
-            };
-            let mut stop = stop.clone();
-            users.spawn(async move {
-                tokio::select! {
-                    _ = tokio::time::sleep_until((start + offset).into()) => user.run().await,
-                    _ = stopped(&mut stop) => {}
-                }
-            });
-        }
+        match &g.load {
+            Load::Closed => groups.spawn(closed::fixed(cx, gi, start, deadline)),
+            Load::ClosedStages(stages) => groups.spawn(closed::staged(cx, gi, stages.clone(), start, deadline)),
+            Load::Open { initial_rate, stages } => {
+                groups.spawn(open::open(cx, gi, *initial_rate, stages.clone(), start))
+            }
+        };
     }
-    drop(tx);
-    while users.join_next().await.is_some() {}
+    drop(cx);
+    while groups.join_next().await.is_some() {}
 }
 
 /// Resolves once the run is told to stop (or the stopper is gone).

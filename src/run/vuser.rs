@@ -1,4 +1,4 @@
-//! A virtual user: its scope, its connection and cookie jar, and the loop over its iterations.
+//! A virtual user: its scope, its connection and cookie jar, and its iterations over the group's steps.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use super::check::{check, Observed};
 use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
-use crate::compile::{Graph, GroupGraph, RequestNode, StepNode};
+use crate::compile::{Graph, RequestNode, StepNode};
 use crate::plan::model::Think;
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::Scope;
@@ -20,22 +20,17 @@ use crate::template::Scope;
 /// Bodies kept for assertions are cut at this size.
 const BODY_LIMIT: usize = 10 << 20;
 
-/// Everything one virtual user needs.
-pub struct VirtualUser {
+/// What every user of a run shares.
+#[derive(Clone)]
+pub struct RunContext {
     /// The run's graph.
     pub graph: Arc<Graph>,
-    /// Index of the user's group in `graph.groups`.
-    pub group: usize,
-    /// The user's number in the group, from 1.
-    pub vu: u32,
     /// Where samples go.
     pub tx: mpsc::Sender<Sample>,
     /// Becomes true when the run must stop starting requests.
     pub stop: watch::Receiver<bool>,
     /// Active-thread counters.
     pub active: Arc<Active>,
-    /// When the group must stop, if it has a duration.
-    pub deadline: Option<Instant>,
 }
 
 /// A virtual user's scope with its variables rendered; a variable that fails to render stays undefined,
@@ -51,50 +46,95 @@ pub fn user_scope(graph: &Graph, group: usize, vu: u32) -> Arc<Scope> {
     scope
 }
 
+/// One virtual user.
+pub struct VirtualUser {
+    cx: RunContext,
+    group: usize,
+    scope: Arc<Scope>,
+    client: Client,
+    thread: ThreadId,
+    /// When the group must stop, if it has a duration.
+    deadline: Option<Instant>,
+    /// Asks this user alone to stop after its current iteration (a ramp going down).
+    retire: Option<watch::Receiver<bool>>,
+    iteration: u64,
+}
+
 impl VirtualUser {
-    /// Runs the user's iterations until its loops are done, its deadline passes or the run stops.
-    pub async fn run(mut self) {
-        let graph = self.graph.clone();
-        let group = &graph.groups[self.group];
-        let scope = user_scope(&graph, self.group, self.vu);
-        let thread = ThreadId { group: group.name.clone(), group_no: group.number, vu: self.vu };
-        let mut client = Client::new(graph.defaults.cookies, graph.defaults.follow_redirects, BODY_LIMIT);
-        self.active.start(self.group);
-        let mut iteration = 0u64;
-        'iterations: while group.loops.is_none_or(|l| iteration < l) {
-            iteration += 1;
-            scope.set_iteration(iteration);
-            for step in &group.steps {
-                if self.must_stop() {
-                    break 'iterations;
-                }
-                match step {
-                    StepNode::Think(t) => self.pause(t, &scope).await,
-                    StepNode::Request(node) => {
-                        let sample = self.request(&graph, group, node, &scope, &mut client, &thread).await;
-                        if self.tx.send(sample).await.is_err() {
-                            break 'iterations;
-                        }
-                        if !self.must_stop() {
-                            self.pause(&group.think_time, &scope).await;
-                        }
+    /// A user numbered `vu` (from 1) in group `group`.
+    pub fn new(cx: RunContext, group: usize, vu: u32, deadline: Option<Instant>) -> Self {
+        let graph = cx.graph.clone();
+        let g = &graph.groups[group];
+        Self {
+            scope: user_scope(&graph, group, vu),
+            client: Client::new(graph.defaults.cookies, graph.defaults.follow_redirects, BODY_LIMIT),
+            thread: ThreadId { group: g.name.clone(), group_no: g.number, vu },
+            cx,
+            group,
+            deadline,
+            retire: None,
+            iteration: 0,
+        }
+    }
+
+    /// Lets a ramp retire this user after its current iteration.
+    pub fn with_retire(mut self, retire: watch::Receiver<bool>) -> Self {
+        self.retire = Some(retire);
+        self
+    }
+
+    /// Closed model: iterate until the loops are done, the deadline passes, or the user or run stops.
+    pub async fn run_closed(mut self, loops: Option<u64>) {
+        self.cx.active.start(self.group);
+        while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
+            if !self.iterate(None).await {
+                break;
+            }
+        }
+        self.cx.active.finish(self.group);
+    }
+
+    fn retired(&self) -> bool {
+        self.retire.as_ref().is_some_and(|r| *r.borrow())
+    }
+
+    /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
+    /// first request's times are measured from it. False when the run or the group is over.
+    pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
+        self.iteration += 1;
+        self.scope.set_iteration(self.iteration);
+        let graph = self.cx.graph.clone();
+        let mut intended = intended;
+        for step in &graph.groups[self.group].steps {
+            if self.must_stop() {
+                return false;
+            }
+            match step {
+                StepNode::Think(t) => self.pause(t).await,
+                StepNode::Request(node) => {
+                    let sample = self.request(&graph, node, intended.take()).await;
+                    if self.cx.tx.send(sample).await.is_err() {
+                        return false;
+                    }
+                    if !self.must_stop() {
+                        self.pause(&graph.groups[self.group].think_time).await;
                     }
                 }
             }
         }
-        self.active.finish(self.group);
+        !self.must_stop()
     }
 
     fn must_stop(&self) -> bool {
-        *self.stop.borrow() || self.deadline.is_some_and(|d| Instant::now() >= d)
+        *self.cx.stop.borrow() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    async fn pause(&mut self, think: &Think, scope: &Scope) {
+    async fn pause(&mut self, think: &Think) {
         let d = match think {
             Think::None => return,
             Think::Fixed(d) => *d,
-            Think::Uniform(lo, hi) => scope.with_rng(|r| r.random_range(*lo..=*hi)),
-            Think::Gaussian { mean, stddev } => scope.with_rng(|r| {
+            Think::Uniform(lo, hi) => self.scope.with_rng(|r| r.random_range(*lo..=*hi)),
+            Think::Gaussian { mean, stddev } => self.scope.with_rng(|r| {
                 let n = Normal::new(mean.as_secs_f64(), stddev.as_secs_f64()).map(|n| n.sample(r)).unwrap_or(0.0);
                 Duration::from_secs_f64(n.max(0.0))
             }),
@@ -105,20 +145,15 @@ impl VirtualUser {
         };
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
-            _ = stopped(&mut self.stop) => {}
+            _ = stopped(&mut self.cx.stop) => {}
         }
     }
 
-    async fn request(
-        &self,
-        graph: &Graph,
-        group: &GroupGraph,
-        node: &RequestNode,
-        scope: &Arc<Scope>,
-        client: &mut Client,
-        thread: &ThreadId,
-    ) -> Sample {
-        let start_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    async fn request(&mut self, graph: &Graph, node: &RequestNode, intended: Option<Instant>) -> Sample {
+        let now = Instant::now();
+        // Open model: a late start counts against the target, as wrk2 does (no coordinated omission).
+        let late = intended.map(|i| now.saturating_duration_since(i)).unwrap_or_default();
+        let start_ms = epoch_ms(SystemTime::now() - late);
         let step = &node.step;
         let mut sample = Sample {
             start_ms,
@@ -128,8 +163,8 @@ impl VirtualUser {
             idle_us: 0,
             label: step.name.clone(),
             outcome: Outcome::Error { kind: ErrorKind::BadRequest, message: String::new() },
-            thread: thread.clone(),
-            data_type: DataType::Text,
+            thread: self.thread.clone(),
+            data_type: DataType::None,
             success: false,
             failure: None,
             bytes: 0,
@@ -138,20 +173,20 @@ impl VirtualUser {
             all_threads: 0,
             url: None,
         };
-        let wire = match wire::render(graph, node, scope, |u| client.cookie_header(u)) {
+        let client = &self.client;
+        let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
             Err(e) => {
                 sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0.clone() };
                 sample.failure = Some(e.0);
-                sample.data_type = DataType::None;
-                self.stamp_threads(&mut sample, group);
+                self.stamp_threads(&mut sample);
                 return sample;
             }
         };
         sample.url = Some(wire.url.to_string());
-        let ex = client.execute(wire, step.timeout, node.needs_body).await;
-        sample.elapsed_us = ex.elapsed.as_micros() as u64;
-        sample.latency_us = ex.latency.as_micros() as u64;
+        let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
+        sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
+        sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
@@ -165,16 +200,19 @@ impl VirtualUser {
             }
             Err(f) => {
                 sample.failure = Some(f.message.clone());
-                sample.data_type = DataType::None;
                 sample.outcome = Outcome::Error { kind: f.kind, message: f.message };
             }
         }
-        self.stamp_threads(&mut sample, group);
+        self.stamp_threads(&mut sample);
         sample
     }
 
-    fn stamp_threads(&self, sample: &mut Sample, _group: &GroupGraph) {
-        sample.grp_threads = self.active.groups[self.group].load(Ordering::Relaxed);
-        sample.all_threads = self.active.all.load(Ordering::Relaxed);
+    fn stamp_threads(&self, sample: &mut Sample) {
+        sample.grp_threads = self.cx.active.groups[self.group].load(Ordering::Relaxed);
+        sample.all_threads = self.cx.active.all.load(Ordering::Relaxed);
     }
+}
+
+fn epoch_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }

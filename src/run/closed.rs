@@ -1,0 +1,80 @@
+//! The closed model: a fixed number of users started over a ramp-up, or a number that follows stages.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::ramp::threads_at;
+use super::scheduler::stopped;
+use super::vuser::{RunContext, VirtualUser};
+use crate::plan::model::Stage;
+
+/// How often a staged ramp adjusts its number of users.
+const RAMP_TICK: Duration = Duration::from_millis(100);
+
+/// `threads` users, started evenly over `ramp_up`, each looping until its loops or the deadline end.
+pub async fn fixed(cx: RunContext, group: usize, start: Instant, deadline: Option<Instant>) {
+    let g = &cx.graph.groups[group];
+    let (threads, ramp_up, loops) = (g.threads, g.ramp_up, g.loops);
+    let mut users = JoinSet::new();
+    for vu in 1..=threads {
+        let offset = ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads));
+        let user = VirtualUser::new(cx.clone(), group, vu, deadline);
+        let mut stop = cx.stop.clone();
+        users.spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep_until((start + offset).into()) => user.run_closed(loops).await,
+                _ = stopped(&mut stop) => {}
+            }
+        });
+    }
+    drop(cx);
+    while users.join_next().await.is_some() {}
+}
+
+/// Users started and retired so that their number follows the stages (linear between targets).
+pub async fn staged(cx: RunContext, group: usize, stages: Vec<Stage>, start: Instant, deadline: Option<Instant>) {
+    let loops = cx.graph.groups[group].loops;
+    let total: Duration = stages.iter().map(|s| s.duration).sum();
+    let mut users = JoinSet::new();
+    // One retire switch per user number; a retired number is reused by the next user started.
+    let mut slots: Vec<Option<watch::Sender<bool>>> = Vec::new();
+    let mut stop = cx.stop.clone();
+    loop {
+        let t = start.elapsed();
+        if t >= total || *stop.borrow() {
+            break;
+        }
+        while users.try_join_next().is_some() {}
+        for s in slots.iter_mut() {
+            if s.as_ref().is_some_and(|tx| tx.is_closed()) {
+                *s = None;
+            }
+        }
+        let want = threads_at(&stages, t).round() as usize;
+        let running = slots.iter().filter(|s| s.as_ref().is_some_and(|tx| !*tx.borrow())).count();
+        for _ in running..want {
+            let free = slots.iter().position(Option::is_none).unwrap_or_else(|| {
+                slots.push(None);
+                slots.len() - 1
+            });
+            let (tx, rx) = watch::channel(false);
+            slots[free] = Some(tx);
+            let user = VirtualUser::new(cx.clone(), group, free as u32 + 1, deadline).with_retire(rx);
+            users.spawn(user.run_closed(loops));
+        }
+        for s in slots.iter().rev().flatten().filter(|tx| !*tx.borrow()).take(running.saturating_sub(want)) {
+            let _ = s.send(true);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(RAMP_TICK) => {}
+            _ = stopped(&mut stop) => {}
+        }
+    }
+    for s in slots.iter().flatten() {
+        let _ = s.send(true);
+    }
+    drop(cx);
+    while users.join_next().await.is_some() {}
+}

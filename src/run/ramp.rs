@@ -1,0 +1,116 @@
+//! Ramps: how many threads a closed group wants at a time, and when an open group's arrivals are due.
+
+use std::time::Duration;
+
+use crate::plan::model::Stage;
+
+/// Threads wanted `t` into a ramp that starts from 0 and moves linearly to each stage's target.
+pub fn threads_at(stages: &[Stage], t: Duration) -> f64 {
+    let mut from = 0.0;
+    let mut elapsed = Duration::ZERO;
+    for s in stages {
+        if t < elapsed + s.duration {
+            let frac = (t - elapsed).as_secs_f64() / s.duration.as_secs_f64();
+            return from + (s.target - from) * frac;
+        }
+        elapsed += s.duration;
+        from = s.target;
+    }
+    from
+}
+
+/// When arrivals are due for a rate that starts at `initial` per second and moves linearly to each
+/// stage's target: arrival k (from 1) is due when the integral of the rate reaches k.
+#[derive(Debug, Clone)]
+pub struct Arrivals {
+    stages: Vec<(f64, f64, f64)>,
+    next: u64,
+}
+
+impl Arrivals {
+    /// The schedule of a rate ramp.
+    pub fn new(initial: f64, stages: &[Stage]) -> Self {
+        let mut from = initial;
+        let mut out = Vec::with_capacity(stages.len());
+        for s in stages {
+            out.push((from, s.target, s.duration.as_secs_f64()));
+            from = s.target;
+        }
+        Self { stages: out, next: 1 }
+    }
+
+    /// The offset from the start of arrival `k` (from 1), if it falls within the stages.
+    pub fn offset_of(&self, k: u64) -> Option<Duration> {
+        let mut remaining = k as f64;
+        let mut start = 0.0;
+        for &(a, b, len) in &self.stages {
+            let count = (a + b) / 2.0 * len;
+            if remaining <= count + 1e-9 && count > 0.0 {
+                let slope = (b - a) / len;
+                let t = if slope.abs() < 1e-12 {
+                    remaining / a
+                } else {
+                    (-a + (a * a + 2.0 * slope * remaining).max(0.0).sqrt()) / slope
+                };
+                return Some(Duration::from_secs_f64(start + t.clamp(0.0, len)));
+            }
+            remaining -= count;
+            start += len;
+        }
+        None
+    }
+}
+
+impl Iterator for Arrivals {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        let at = self.offset_of(self.next)?;
+        self.next += 1;
+        Some(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(secs: u64, target: f64) -> Stage {
+        Stage { duration: Duration::from_secs(secs), target }
+    }
+
+    #[test]
+    fn constant_rate_is_evenly_spaced_and_exact_in_count() {
+        let a: Vec<_> = Arrivals::new(200.0, &[stage(1, 200.0)]).collect();
+        assert_eq!(a.len(), 200);
+        assert_eq!(a[0], Duration::from_millis(5));
+        assert_eq!(a[199], Duration::from_secs(1));
+    }
+
+    #[test]
+    fn ramping_rate_integrates() {
+        // 0 -> 100/s over 10 s: 500 arrivals, the first half of them in the last ~30% of the time.
+        let a: Vec<_> = Arrivals::new(0.0, &[stage(10, 100.0)]).collect();
+        assert_eq!(a.len(), 500);
+        let half = a[249].as_secs_f64();
+        assert!((half - 10.0 * 0.5f64.sqrt()).abs() < 0.01, "{half}");
+        assert!(a.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn a_zero_rate_stage_has_no_arrivals() {
+        let a: Vec<_> = Arrivals::new(10.0, &[stage(1, 10.0), stage(1, 0.0), stage(1, 0.0), stage(1, 10.0)]).collect();
+        assert_eq!(a.len(), 20);
+        assert!(a.iter().all(|t| t.as_secs_f64() <= 2.0 || t.as_secs_f64() >= 3.0));
+    }
+
+    #[test]
+    fn threads_follow_the_stages() {
+        let s = [stage(10, 50.0), stage(10, 50.0), stage(5, 0.0)];
+        assert_eq!(threads_at(&s, Duration::ZERO), 0.0);
+        assert_eq!(threads_at(&s, Duration::from_secs(5)), 25.0);
+        assert_eq!(threads_at(&s, Duration::from_secs(15)), 50.0);
+        assert_eq!(threads_at(&s, Duration::from_millis(22_500)), 25.0);
+        assert_eq!(threads_at(&s, Duration::from_secs(30)), 0.0);
+    }
+}
