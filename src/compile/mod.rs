@@ -1,12 +1,15 @@
 //! The execution graph: a validated plan compiled once into the immutable form virtual users run.
 
+pub mod target;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 
 use crate::plan::model::{Assertion, Check, Defaults, Load, Plan, Step, Think, ThreadGroup};
-use crate::template::{Shared, Templates, Tpl};
+use crate::template::{Shared, TemplateError, Templates, Tpl, FORM_ENCODE};
+use target::Base;
 
 /// Everything a run needs, shared by every virtual user.
 #[derive(Debug)]
@@ -26,7 +29,7 @@ pub struct Graph {
     /// Request settings every step inherits.
     pub defaults: Defaults,
     /// The base URL, parsed.
-    pub base_url: Option<url::Url>,
+    pub base: Option<Base>,
     /// The thread groups.
     pub groups: Vec<GroupGraph>,
 }
@@ -68,6 +71,8 @@ pub enum StepNode {
 pub struct RequestNode {
     /// The validated step.
     pub step: crate::plan::model::RequestStep,
+    /// URL and query as one template, query values form-encoded: one render per request.
+    pub target: Tpl,
     /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
     pub headers: Vec<(HeaderName, Tpl)>,
     /// True when an assertion reads the body, so it must be kept (otherwise it is only counted).
@@ -79,6 +84,14 @@ pub struct RequestNode {
 /// A plan whose parts cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
+    /// A combined template did not compile (its parts did, so this is a bug).
+    #[error("step `{step}`: {message}")]
+    Template {
+        /// The step.
+        step: String,
+        /// What minijinja said.
+        message: String,
+    },
     /// A header name is not valid HTTP.
     #[error("step `{step}`: `{name}` is not a valid header name")]
     HeaderName {
@@ -91,24 +104,29 @@ pub enum CompileError {
 
 /// Compiles a validated plan into an execution graph.
 pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
-    let base_url = plan.defaults.base_url.as_deref().and_then(|u| url::Url::parse(u).ok());
-    let groups =
-        plan.groups.into_iter().enumerate().map(|(i, g)| group(g, i as u32 + 1)).collect::<Result<Vec<_>, _>>()?;
+    let base = plan.defaults.base_url.as_deref().and_then(|u| Base::parse(u).ok());
+    let mut templates = plan.templates;
+    let groups = plan
+        .groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| group(g, i as u32 + 1, &mut templates))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Graph {
         name: plan.name,
         seed: plan.seed,
         seed_drawn: plan.seed_drawn,
-        templates: plan.templates,
+        templates,
         shared: plan.shared,
         variables: plan.variables,
         defaults: plan.defaults,
-        base_url,
+        base,
         groups,
     })
 }
 
-fn group(g: ThreadGroup, number: u32) -> Result<GroupGraph, CompileError> {
-    let steps = g.steps.into_iter().map(step).collect::<Result<Vec<_>, _>>()?;
+fn group(g: ThreadGroup, number: u32, templates: &mut Templates) -> Result<GroupGraph, CompileError> {
+    let steps = g.steps.into_iter().map(|s| step(s, templates)).collect::<Result<Vec<_>, _>>()?;
     Ok(GroupGraph {
         name: g.name,
         number,
@@ -122,7 +140,7 @@ fn group(g: ThreadGroup, number: u32) -> Result<GroupGraph, CompileError> {
     })
 }
 
-fn step(s: Step) -> Result<StepNode, CompileError> {
+fn step(s: Step, templates: &mut Templates) -> Result<StepNode, CompileError> {
     Ok(match s {
         Step::Think(t) => StepNode::Think(t),
         Step::Request(mut r) => {
@@ -138,7 +156,9 @@ fn step(s: Step) -> Result<StepNode, CompileError> {
                 matches!(a.check, Check::BodyContains(_) | Check::BodyNotContains(_) | Check::BodyMatches(_))
             });
             let line = r.span.line;
-            StepNode::Request(Box::new(RequestNode { step: *r, headers, needs_body, line }))
+            let target = target_template(&r.url, &r.query, templates)
+                .map_err(|e| CompileError::Template { step: r.name.to_string(), message: e.message })?;
+            StepNode::Request(Box::new(RequestNode { step: *r, target, headers, needs_body, line }))
         }
     })
 }
@@ -146,4 +166,29 @@ fn step(s: Step) -> Result<StepNode, CompileError> {
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.
 pub fn is_framing(name: &str) -> bool {
     name.eq_ignore_ascii_case(HOST.as_str()) || name.eq_ignore_ascii_case(CONTENT_LENGTH.as_str())
+}
+
+/// The URL template followed by the query, each value form-encoded by a filter block, as one template.
+fn target_template(url: &Tpl, query: &[(String, Tpl)], templates: &mut Templates) -> Result<Tpl, TemplateError> {
+    if query.is_empty() {
+        return Ok(url.clone());
+    }
+    let mut src = url.source().to_string();
+    src.push(if url.source().contains('?') { '&' } else { '?' });
+    for (i, (k, v)) in query.iter().enumerate() {
+        if i > 0 {
+            src.push('&');
+        }
+        src.extend(url::form_urlencoded::byte_serialize(k.as_bytes()));
+        src.push('=');
+        match v.literal() {
+            Some(lit) => src.extend(url::form_urlencoded::byte_serialize(lit.as_bytes())),
+            None => {
+                src.push_str(&format!("{{% filter {FORM_ENCODE} %}}"));
+                src.push_str(v.source());
+                src.push_str("{% endfilter %}");
+            }
+        }
+    }
+    templates.add(&src).map(|(t, _)| t)
 }

@@ -183,7 +183,7 @@ impl VirtualUser {
                 return sample;
             }
         };
-        sample.url = Some(wire.url.to_string());
+        sample.url = Some(wire.target.url.clone());
         let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;

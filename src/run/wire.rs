@@ -3,23 +3,22 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use crate::compile::target::Target;
+use crate::compile::{Graph, RequestNode};
+use crate::plan::model::{Body, JsonTpl, Part};
+use crate::template::Scope;
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
 use http::Method;
 use rand::Rng;
-use url::Url;
-
-use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Body, JsonTpl, Part};
-use crate::template::Scope;
 
 /// A request exactly as it goes on the wire.
 #[derive(Debug, Clone)]
 pub struct WireRequest {
     /// The method.
     pub method: Method,
-    /// The full URL (query included).
-    pub url: Url,
+    /// Where it goes: the full URL (query included), its origin and Host.
+    pub target: Target,
     /// Every header, in the order sent, Host first.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// The body bytes.
@@ -36,26 +35,19 @@ pub fn render(
     graph: &Graph,
     node: &RequestNode,
     scope: &Arc<Scope>,
-    cookie: impl FnOnce(&Url) -> Option<String>,
+    cookie: impl FnOnce(&Target) -> Option<String>,
 ) -> Result<WireRequest, RenderError> {
     let t = &graph.templates;
     let step = &node.step;
     let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
-    let raw_url = r(&step.url)?;
-    let mut url = resolve(graph.base_url.as_ref(), &raw_url)?;
-    if !step.query.is_empty() {
-        let mut q = url.query_pairs_mut();
-        for (k, v) in &step.query {
-            q.append_pair(k, &r(v)?);
-        }
-    }
+    let target = Target::resolve(graph.base.as_ref(), r(&node.target)?).map_err(RenderError)?;
     let mut headers = Vec::with_capacity(node.headers.len() + 4);
-    headers.push((HOST, host_value(&url)?));
+    headers.push((HOST, target.host.clone()));
     for (name, v) in &node.headers {
         let value = HeaderValue::try_from(r(v)?).map_err(|_| RenderError(format!("header {name}: invalid value")))?;
         headers.push((name.clone(), value));
     }
-    if let Some(c) = cookie(&url) {
+    if let Some(c) = cookie(&target) {
         headers.push((COOKIE, HeaderValue::try_from(c).map_err(|_| RenderError("invalid cookie".into()))?));
     }
     let (body, content_type) = body(graph, &step.body, scope)?;
@@ -68,42 +60,7 @@ pub fn render(
     if !body.is_empty() || matches!(step.method, Method::POST | Method::PUT | Method::PATCH) {
         headers.push((CONTENT_LENGTH, HeaderValue::from(body.len())));
     }
-    Ok(WireRequest { method: step.method.clone(), url, headers, body })
-}
-
-/// Joins a URL to the base URL unless it is absolute; only http and https are allowed.
-pub fn resolve(base: Option<&Url>, raw: &str) -> Result<Url, RenderError> {
-    let url = match Url::parse(raw) {
-        Ok(u) => u,
-        Err(url::ParseError::RelativeUrlWithoutBase) => match base {
-            Some(b) => join(b, raw)?,
-            None => return Err(RenderError(format!("`{raw}` is relative and the plan sets no defaults.base_url"))),
-        },
-        Err(e) => return Err(RenderError(format!("invalid URL `{raw}`: {e}"))),
-    };
-    match url.scheme() {
-        "http" | "https" if url.host_str().is_some() => Ok(url),
-        _ => Err(RenderError(format!("`{url}` is not an http:// or https:// URL"))),
-    }
-}
-
-/// Appends a relative path to the base URL's path (so a base of `http://h/api` and `/users` give `/api/users`).
-fn join(base: &Url, raw: &str) -> Result<Url, RenderError> {
-    let mut s = base.as_str().trim_end_matches('/').to_string();
-    if !raw.starts_with('/') {
-        s.push('/');
-    }
-    s.push_str(raw);
-    Url::parse(&s).map_err(|e| RenderError(format!("invalid URL `{s}`: {e}")))
-}
-
-fn host_value(url: &Url) -> Result<HeaderValue, RenderError> {
-    let host = url.host_str().unwrap_or_default();
-    let v = match url.port() {
-        Some(p) => format!("{host}:{p}"),
-        None => host.to_string(),
-    };
-    HeaderValue::try_from(v).map_err(|_| RenderError("invalid host".into()))
+    Ok(WireRequest { method: step.method.clone(), target, headers, body })
 }
 
 fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option<String>), RenderError> {
@@ -187,17 +144,9 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
 }
 
 impl WireRequest {
-    /// The request path and query, as written in the request line.
-    pub fn target(&self) -> String {
-        match self.url.query() {
-            Some(q) => format!("{}?{q}", self.url.path()),
-            None => self.url.path().to_string(),
-        }
-    }
-
     /// The request line and headers as they go on the wire (header names in Title-Case, as sent).
     pub fn head_text(&self) -> String {
-        let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.target());
+        let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query());
         for (n, v) in &self.headers {
             let _ = write!(s, "{}: {}\r\n", title_case(n.as_str()), String::from_utf8_lossy(v.as_bytes()));
         }
@@ -219,24 +168,22 @@ pub fn title_case(name: &str) -> String {
 }
 
 impl WireRequest {
-    /// The request to send after a redirect to `url`; `to_get` drops the body (303, or POST after 301/302).
-    pub fn redirect(&self, url: Url, to_get: bool, cookie: impl Fn(&Url) -> Option<String>) -> WireRequest {
+    /// The request to send after a redirect to `target`; `to_get` drops the body (303, or POST after 301/302).
+    pub fn redirect(&self, target: Target, to_get: bool, cookie: impl Fn(&Target) -> Option<String>) -> WireRequest {
         let mut headers: Vec<(HeaderName, HeaderValue)> = self
             .headers
             .iter()
             .filter(|(n, _)| *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
             .cloned()
             .collect();
-        if let Ok(host) = host_value(&url) {
-            if let Some(h) = headers.iter_mut().find(|(n, _)| *n == HOST) {
-                h.1 = host;
-            }
+        if let Some(h) = headers.iter_mut().find(|(n, _)| *n == HOST) {
+            h.1 = target.host.clone();
         }
-        if let Some(c) = cookie(&url).and_then(|c| HeaderValue::try_from(c).ok()) {
+        if let Some(c) = cookie(&target).and_then(|c| HeaderValue::try_from(c).ok()) {
             headers.push((COOKIE, c));
         }
         let (method, body) =
             if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
-        WireRequest { method, url, headers, body }
+        WireRequest { method, target, headers, body }
     }
 }

@@ -13,6 +13,8 @@ use sha2::Digest;
 
 use super::scope::{Scope, SELF_KEY};
 
+/// The filter that form-encodes query values when a request's URL and query render as one template.
+pub const FORM_ENCODE: &str = "planrun_form_encode";
 const ALPHANUMERIC: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /// Longest string a random function will make: a guard against template bombs.
 const MAX_LEN: usize = 1 << 20;
@@ -75,6 +77,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
         Ok(v) => Ok(v),
         Err(_) => default.ok_or_else(|| invalid(format!("env({name:?}): not set and no default given"))),
     });
+    env.add_filter(FORM_ENCODE, |v: String| url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>());
     env.add_filter("base64", |v: String| base64::engine::general_purpose::STANDARD.encode(v.as_bytes()));
     env.add_filter("sha256", |v: String| {
         sha2::Sha256::digest(v.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>()

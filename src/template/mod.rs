@@ -4,6 +4,7 @@
 mod functions;
 mod scope;
 
+pub use functions::FORM_ENCODE;
 pub use scope::{Scope, Shared};
 
 use std::collections::HashSet;
@@ -18,6 +19,8 @@ const FUEL_PER_RENDER: u64 = 1_000_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tpl {
     name: Arc<str>,
+    /// The template's source text.
+    source: Arc<str>,
     /// The literal text when the source has no template syntax: rendering is then free.
     literal: Option<Arc<str>>,
 }
@@ -26,6 +29,11 @@ impl Tpl {
     /// The text if this template is a plain literal.
     pub fn literal(&self) -> Option<&str> {
         self.literal.as_deref()
+    }
+
+    /// The source text as written.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 }
 
@@ -58,8 +66,8 @@ impl Templates {
     /// Compiles `source`; returns the template and the names it reads that are not functions.
     pub fn add(&mut self, source: &str) -> Result<(Tpl, HashSet<String>), TemplateError> {
         if !source.contains("{{") && !source.contains("{%") && !source.contains("{#") {
-            let name: Arc<str> = Arc::from("");
-            return Ok((Tpl { name, literal: Some(Arc::from(source)) }, HashSet::new()));
+            let text: Arc<str> = Arc::from(source);
+            return Ok((Tpl { name: Arc::from(""), source: text.clone(), literal: Some(text) }, HashSet::new()));
         }
         self.next += 1;
         let name = format!("t{}", self.next);
@@ -67,7 +75,7 @@ impl Templates {
         let tmpl = self.env.get_template(&name).map_err(to_error)?;
         let globals: HashSet<String> = self.env.globals().map(|(k, _)| k.to_owned()).collect();
         let names = tmpl.undeclared_variables(false).into_iter().filter(|n| !globals.contains(n)).collect();
-        Ok((Tpl { name: Arc::from(name), literal: None }, names))
+        Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None }, names))
     }
 
     /// Renders a template in a scope.

@@ -11,10 +11,10 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
-use url::Url;
 
 use super::counting::{Counting, WireStats};
 use super::error::Failure;
+use crate::compile::target::{Origin, Target};
 use crate::run::wire::WireRequest;
 use crate::sample::{DataType, ErrorKind};
 
@@ -53,10 +53,31 @@ pub struct Response {
     pub headers: http::HeaderMap,
 }
 
+type Io = TokioIo<Counting<TcpStream>>;
+
+/// A connection driven by the virtual user's own task while it waits for its request, rather than by
+/// a task of its own: no hand-off between two tasks on every request.
 struct Conn {
-    origin: (String, String, u16),
+    origin: Arc<Origin>,
     sender: SendRequest<Full<Bytes>>,
+    /// hyper's connection state machine; `None` once the connection has ended.
+    driver: Option<http1::Connection<Io, Full<Bytes>>>,
     stats: Arc<WireStats>,
+}
+
+/// Polls `work` while also driving the connection, until `work` is done.
+async fn drive<F: std::future::Future>(driver: &mut Option<http1::Connection<Io, Full<Bytes>>>, work: F) -> F::Output {
+    tokio::pin!(work);
+    loop {
+        match driver {
+            Some(d) => tokio::select! {
+                biased;
+                out = &mut work => return out,
+                _ = d => *driver = None,
+            },
+            None => return work.await,
+        }
+    }
 }
 
 /// The HTTP engine of one virtual user.
@@ -74,9 +95,11 @@ impl Client {
     }
 
     /// The Cookie header value for a URL, from this user's jar.
-    pub fn cookie_header(&self, url: &Url) -> Option<String> {
+    pub fn cookie_header(&self, target: &Target) -> Option<String> {
         let jar = self.jar.as_ref()?;
-        let pairs: Vec<String> = jar.get_request_values(url).map(|(k, v)| format!("{k}={v}")).collect();
+        jar.iter_unexpired().next()?;
+        let url = target.parsed()?;
+        let pairs: Vec<String> = jar.get_request_values(&url).map(|(k, v)| format!("{k}={v}")).collect();
         (!pairs.is_empty()).then(|| pairs.join("; "))
     }
 
@@ -101,18 +124,22 @@ impl Client {
                     .await;
             let resp = match hop_result {
                 Err(_) => {
-                    self.drop_conn(&mut ex);
+                    // The exchange was cut off mid-way: what crossed the wire is still on the counters.
+                    if let Some(c) = self.conn.take() {
+                        ex.bytes += c.stats.read();
+                        ex.sent += c.stats.written();
+                    }
                     ex.result = Err(Failure::timeout(connecting, timeout));
                     break;
                 }
                 Ok(Err(f)) => {
-                    self.drop_conn(&mut ex);
+                    self.conn = None;
                     ex.result = Err(f);
                     break;
                 }
                 Ok(Ok(resp)) => resp,
             };
-            self.store_cookies(&req.url, &resp.headers);
+            self.store_cookies(&req.target, &resp.headers);
             let location = resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned);
             match (self.follow_redirects, is_redirect(resp.status), location) {
                 (true, true, Some(loc)) if hop < MAX_REDIRECTS => match self.redirected(&req, resp.status, &loc) {
@@ -146,34 +173,37 @@ impl Client {
         connecting: &mut bool,
         first_byte: &mut Option<Instant>,
     ) -> Result<Response, Failure> {
-        let origin = origin(&req.url);
-        let mut reused = self.conn.as_ref().is_some_and(|c| c.origin == origin && !c.sender.is_closed());
+        let origin = &req.target.origin;
+        let mut reused =
+            self.conn.as_ref().is_some_and(|c| c.origin == *origin && c.driver.is_some() && !c.sender.is_closed());
+        let body_limit = self.body_limit;
         for attempt in 0..2 {
             if !reused {
                 *connecting = true;
                 let t = Instant::now();
-                let opened = open(&req.url, origin.clone()).await;
+                let opened = open(origin.clone()).await;
                 ex.connect += t.elapsed();
                 *connecting = false;
                 self.conn = Some(opened?);
             }
-            let conn = self.conn.as_mut().expect("connection just ensured");
-            if conn.sender.ready().await.is_err() {
+            let Conn { sender, driver, stats, .. } = self.conn.as_mut().expect("connection just ensured");
+            if drive(driver, sender.ready()).await.is_err() {
                 if attempt == 0 {
                     reused = false;
                     continue;
                 }
                 return Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             }
-            conn.stats.reset();
-            let result = conn.sender.send_request(build(req)).await;
-            let stats = conn.stats.clone();
+            stats.reset();
+            let result = drive(driver, sender.send_request(build(req))).await;
             match result {
-                // A kept-alive connection the server closed while idle: reconnect and send once more.
+                // A kept-alive connection the server closed while idle: reconnect and send once more, but only
+                // an idempotent request (RFC 9110 9.2.2): a POST the server may have acted on is not resent.
                 Err(e)
                     if reused
                         && attempt == 0
                         && stats.read() == 0
+                        && req.method.is_idempotent()
                         && (e.is_incomplete_message() || e.is_canceled()) =>
                 {
                     ex.sent += stats.written();
@@ -188,7 +218,7 @@ impl Client {
                 }
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
-                    let out = self.read_response(resp, keep_body).await;
+                    let out = drive(driver, read_response(resp, keep_body, body_limit)).await;
                     ex.bytes += stats.read();
                     ex.sent += stats.written();
                     return out;
@@ -197,61 +227,57 @@ impl Client {
         }
         unreachable!("the loop returns on its second attempt")
     }
+}
 
-    async fn read_response(
-        &self,
-        resp: http::Response<hyper::body::Incoming>,
-        keep_body: bool,
-    ) -> Result<Response, Failure> {
-        let (parts, mut body) = resp.into_parts();
-        let mut kept = keep_body.then(BytesMut::new);
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| Failure::hyper(&e))?;
-            if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
-                let room = self.body_limit.saturating_sub(buf.len());
-                buf.extend_from_slice(&data[..data.len().min(room)]);
-            }
-        }
-        let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
-        Ok(Response {
-            status: parts.status.as_u16(),
-            reason: parts.status.canonical_reason().unwrap_or("").to_string(),
-            data_type,
-            body: kept.map(BytesMut::freeze),
-            headers: parts.headers,
-        })
-    }
-
-    fn drop_conn(&mut self, ex: &mut Exchange) {
-        if let Some(c) = self.conn.take() {
-            ex.bytes += c.stats.read();
-            ex.sent += c.stats.written();
+async fn read_response(
+    resp: http::Response<hyper::body::Incoming>,
+    keep_body: bool,
+    body_limit: usize,
+) -> Result<Response, Failure> {
+    let (parts, mut body) = resp.into_parts();
+    let mut kept = keep_body.then(BytesMut::new);
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| Failure::hyper(&e))?;
+        if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
+            let room = body_limit.saturating_sub(buf.len());
+            buf.extend_from_slice(&data[..data.len().min(room)]);
         }
     }
+    let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
+    Ok(Response {
+        status: parts.status.as_u16(),
+        reason: parts.status.canonical_reason().unwrap_or("").to_string(),
+        data_type,
+        body: kept.map(BytesMut::freeze),
+        headers: parts.headers,
+    })
+}
 
-    fn store_cookies(&mut self, url: &Url, headers: &http::HeaderMap) {
-        if let Some(jar) = self.jar.as_mut() {
-            for v in headers.get_all(SET_COOKIE) {
-                if let Ok(s) = v.to_str() {
-                    let _ = jar.parse(s, url);
-                }
+impl Client {
+    fn store_cookies(&mut self, target: &Target, headers: &http::HeaderMap) {
+        let (Some(jar), true) = (self.jar.as_mut(), headers.contains_key(SET_COOKIE)) else { return };
+        let Some(url) = target.parsed() else { return };
+        for v in headers.get_all(SET_COOKIE) {
+            if let Ok(s) = v.to_str() {
+                let _ = jar.parse(s, &url);
             }
         }
     }
 
     fn redirected(&self, req: &WireRequest, status: u16, location: &str) -> Result<WireRequest, Failure> {
-        let url = req
-            .url
-            .join(location)
-            .map_err(|e| Failure::new(ErrorKind::Redirect, format!("Invalid redirect location `{location}`: {e}")))?;
+        let invalid =
+            |e: String| Failure::new(ErrorKind::Redirect, format!("Invalid redirect location `{location}`: {e}"));
+        let base = req.target.parsed().ok_or_else(|| invalid("the request URL does not parse".into()))?;
+        let url = base.join(location).map_err(|e| invalid(e.to_string()))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Failure::new(ErrorKind::Redirect, format!("Redirect to a non-HTTP URL `{url}` refused")));
         }
+        let target = Target::absolute(url.to_string()).map_err(invalid)?;
         let to_get = status == 303 || (matches!(status, 301 | 302) && req.method == http::Method::POST);
-        Ok(req.redirect(url, to_get, self.cookie_header_for_redirect()))
+        Ok(req.redirect(target, to_get, self.cookie_header_for_redirect()))
     }
 
-    fn cookie_header_for_redirect(&self) -> impl Fn(&Url) -> Option<String> + '_ {
+    fn cookie_header_for_redirect(&self) -> impl Fn(&Target) -> Option<String> + '_ {
         move |u| self.cookie_header(u)
     }
 }
@@ -260,20 +286,12 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-fn origin(url: &Url) -> (String, String, u16) {
-    (
-        url.scheme().to_string(),
-        url.host_str().unwrap_or_default().to_string(),
-        url.port_or_known_default().unwrap_or(80),
-    )
-}
-
-async fn open(url: &Url, origin: (String, String, u16)) -> Result<Conn, Failure> {
-    if origin.0 == "https" {
+async fn open(origin: Arc<Origin>) -> Result<Conn, Failure> {
+    if origin.https {
         return Err(Failure::new(ErrorKind::ConnectFailed, "https is not supported yet"));
     }
-    let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
-    let addrs: Vec<_> = match tokio::net::lookup_host((host.as_str(), origin.2)).await {
+    let host = origin.host.as_str();
+    let addrs: Vec<_> = match tokio::net::lookup_host((host, origin.port)).await {
         Ok(a) => a.collect(),
         Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
     };
@@ -298,14 +316,11 @@ async fn open(url: &Url, origin: (String, String, u16)) -> Result<Conn, Failure>
     let io = TokioIo::new(Counting::new(stream, stats.clone()));
     let (sender, connection) =
         http1::Builder::new().title_case_headers(true).handshake(io).await.map_err(|e| Failure::hyper(&e))?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok(Conn { origin, sender, stats })
+    Ok(Conn { origin, sender, driver: Some(connection), stats })
 }
 
 fn build(req: &WireRequest) -> http::Request<Full<Bytes>> {
-    let mut builder = http::Request::builder().method(req.method.clone()).uri(req.target());
+    let mut builder = http::Request::builder().method(req.method.clone()).uri(req.target.path_and_query());
     if let Some(h) = builder.headers_mut() {
         h.reserve(req.headers.len());
         for (k, v) in &req.headers {
