@@ -113,7 +113,8 @@ pub struct Sample {
     pub data_type: DataType,
     /// False on transport errors, failed assertions and failed transactions.
     pub success: bool,
-    /// The first failed assertion's message (or the transport error), empty when successful.
+    /// The first failed assertion's message; `None` when no assertion failed (transport errors and error
+    /// statuses say why in `outcome`, as JMeter's responseCode and responseMessage do).
     pub failure: Option<String>,
     /// Bytes received on the wire: status line, headers and body as transferred.
     pub bytes: u64,

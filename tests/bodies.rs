@@ -84,7 +84,10 @@ fn multipart_has_a_text_part_and_a_file_part_under_its_boundary() {
     let (head, content) = &parts[1];
     assert_eq!(
         head,
-        &["Content-Disposition: form-data; name=\"upload\"; filename=\"data.bin\"", "Content-Type: application/octet-stream"]
+        &[
+            "Content-Disposition: form-data; name=\"upload\"; filename=\"data.bin\"",
+            "Content-Type: application/octet-stream"
+        ]
     );
     assert_eq!(content, FILE, "the file's bytes, untouched");
 }
@@ -94,7 +97,11 @@ fn multipart_has_a_text_part_and_a_file_part_under_its_boundary() {
 fn multipart_parts(body: &[u8], boundary: &str) -> Vec<(Vec<String>, Vec<u8>)> {
     let first = format!("--{boundary}\r\n");
     let close = format!("\r\n--{boundary}--\r\n");
-    assert!(body.starts_with(first.as_bytes()), "the body starts with the boundary: {:?}", String::from_utf8_lossy(body));
+    assert!(
+        body.starts_with(first.as_bytes()),
+        "the body starts with the boundary: {:?}",
+        String::from_utf8_lossy(body)
+    );
     assert!(body.ends_with(close.as_bytes()), "the body ends with the closing boundary");
     let inner = &body[first.len()..body.len() - close.len()];
     let sep = format!("\r\n--{boundary}\r\n");
@@ -256,6 +263,49 @@ form: { to: "+7{{ random_digits(10) }}", id: "{{ uuid() }}" }
         for (n, v) in &p.headers {
             assert_eq!(rec.header(n), Some(v.as_str()), "{group}: header {n}");
         }
-        assert_eq!(p.headers.len(), rec.headers.len(), "{group}: the same headers: {:?} vs {:?}", p.headers, rec.headers);
+        assert_eq!(
+            p.headers.len(),
+            rec.headers.len(),
+            "{group}: the same headers: {:?} vs {:?}",
+            p.headers,
+            rec.headers
+        );
     }
+}
+
+#[test]
+fn a_request_header_replaces_the_default_of_the_same_name() {
+    let server = Server::start();
+    let dir = TempDir::new("bodies_headers");
+    let text = plan(&server.url(), &[("g", "url: /ok\nheaders: { user-agent: custom/1, X-Vu: \"{{ vu }}\" }\n")]);
+    let plan = dir.write(
+        "plan.yaml",
+        text.replace("thread_groups:", "  headers: { User-Agent: planrun, X-Team: load }\nthread_groups:"),
+    );
+    run_ok(&dir, &plan, &[]);
+    let rec = &server.requests()[0];
+    assert_eq!(rec.headers_named("user-agent"), ["custom/1"], "{rec:?}");
+    assert_eq!(rec.header("x-team"), Some("load"));
+    assert_eq!(rec.header("x-vu"), Some("1"));
+    assert_eq!(rec.header("host"), Some(server.url().trim_start_matches("http://")));
+    assert_eq!(rec.header("content-length"), None, "a GET without a body has no Content-Length");
+}
+
+#[test]
+fn contradicting_or_double_bodies_are_plan_errors_and_nothing_is_sent() {
+    let server = Server::start();
+    let dir = TempDir::new("bodies_plan_errors");
+    let cases = [
+        ("content-type", "method: POST\nurl: /ok\nheaders: { Content-Type: application/json }\nform: { a: \"1\" }\n"),
+        ("two-bodies", "method: POST\nurl: /ok\nform: { a: \"1\" }\njson: { a: 1 }\n"),
+        ("content-type-without-body", "method: POST\nurl: /ok\njson: { a: 1 }\ncontent_type: text/plain\n"),
+    ];
+    for (name, request) in cases {
+        let plan = dir.write(&format!("{name}.yaml"), plan(&server.url(), &[("g", request)]));
+        let jtl = dir.join(&format!("{name}.jtl"));
+        let out = planrun(dir.path(), [std::ffi::OsStr::new("run"), plan.as_os_str(), "-o".as_ref(), jtl.as_os_str()]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", common::describe(&out));
+        assert!(common::stderr(&out).contains(&format!("{name}.yaml:")), "{name}: the error names the plan");
+    }
+    assert_eq!(server.count(), 0);
 }

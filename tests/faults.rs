@@ -97,13 +97,12 @@ fn a_stalled_server_gives_read_timeouts_after_the_timeout() {
 fn a_server_answering_garbage_gives_invalid_response() {
     let server = FaultServer::start(Fault::Garbage);
     let jtl = run_failing("faults_garbage", &server.url(), "/ok", "5s");
-    assert_transport_error(&jtl, "InvalidResponse", "");
+    assert_transport_error(&jtl, "InvalidResponse", "Invalid HTTP response");
     for row in &jtl.rows {
         assert!(num(row, "sentBytes") > 0, "{row:?}");
     }
     assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
     assert_eq!(server.bytes_written(), (GARBAGE.len() * SAMPLES) as u64);
-    assert_wire_bytes(&jtl, server.bytes_read(), server.bytes_written());
 }
 
 #[test]
@@ -112,7 +111,6 @@ fn a_reset_connection_gives_connection_reset() {
     let jtl = run_failing("faults_reset", &server.url(), "/ok", "5s");
     assert_transport_error(&jtl, "ConnectionReset", "Connection reset by peer");
     assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
-    assert_wire_bytes(&jtl, server.bytes_read(), 0);
 }
 
 #[test]
@@ -121,7 +119,6 @@ fn a_connection_closed_before_the_response_gives_connection_reset() {
     let jtl = run_failing("faults_close", &server.url(), "/ok", "5s");
     assert_transport_error(&jtl, "ConnectionReset", "closed before the response was complete");
     assert_eq!(server.heads(), SAMPLES as u64, "each sample sent its request once");
-    assert_wire_bytes(&jtl, server.bytes_read(), 0);
 }
 
 #[test]
@@ -150,4 +147,92 @@ fn a_response_slower_than_the_timeout_is_a_read_timeout() {
     assert_eq!(server.count(), SAMPLES, "each sample sent its request once");
     let sent: u64 = jtl.rows.iter().map(|r| num(r, "sentBytes")).sum();
     assert_eq!(sent, server.bytes_read(), "sum of sentBytes = bytes the server read");
+}
+
+/// bytes and sentBytes of a sample whose connection failed after the request went out (reset, closed,
+/// garbage answer) are what crossed the wire, once: the server read each request once and wrote only
+/// `HELLO\r\n\r\n` (or nothing).
+#[test]
+fn failed_exchanges_count_their_wire_bytes_once() {
+    let mut problems = Vec::new();
+    for fault in [Fault::Reset, Fault::Close, Fault::Garbage] {
+        let server = FaultServer::start(fault);
+        let jtl = run_failing(&format!("faults_bytes_{fault:?}"), &server.url(), "/ok", "5s");
+        assert_eq!(server.heads(), SAMPLES as u64, "{fault:?}: each sample sent its request once");
+        let sent: u64 = jtl.rows.iter().map(|r| num(r, "sentBytes")).sum();
+        let got: u64 = jtl.rows.iter().map(|r| num(r, "bytes")).sum();
+        if sent != server.bytes_read() {
+            problems.push(format!("{fault:?}: sum of sentBytes {sent}, but the server read {}", server.bytes_read()));
+        }
+        if got != server.bytes_written() {
+            problems.push(format!("{fault:?}: sum of bytes {got}, but the server wrote {}", server.bytes_written()));
+        }
+    }
+    assert!(problems.is_empty(), "wire bytes miscounted:\n{}", problems.join("\n"));
+}
+
+/// RFC 9110 9.2.2: a client SHOULD NOT automatically retry a request with a non-idempotent method. A POST the
+/// server read on a kept-alive connection and then dropped without answering is a failed sample
+/// (ConnectionReset), not silently sent again on a new connection and reported as a success.
+#[test]
+fn a_post_dropped_on_a_kept_alive_connection_is_not_sent_again() {
+    let server = FaultServer::start(Fault::AnswerOnceThenClose);
+    let dir = TempDir::new("faults_no_retry");
+    let plan = format!(
+        r#"
+name: no-retry
+defaults:
+  base_url: "{}"
+thread_groups:
+  - name: g
+    threads: 1
+    loops: 1
+    steps:
+      - name: first
+        request: {{ method: POST, url: /orders, form: {{ n: "1" }} }}
+      - name: second
+        request: {{ method: POST, url: /orders, form: {{ n: "2" }} }}
+"#,
+        server.url()
+    );
+    let plan = dir.write("plan.yaml", plan);
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 2);
+    assert_eq!(jtl.one("first")["success"], "true", "{}", jtl.text);
+    assert_eq!(server.heads(), 2, "the server read {} requests for 2 samples:\n{}", server.heads(), jtl.text);
+    let second = jtl.one("second");
+    assert_eq!(second["success"], "false", "{second:?}");
+    assert_eq!(second["responseCode"], "Non HTTP response code: ConnectionReset", "{second:?}");
+}
+
+#[test]
+fn a_request_timeout_wins_over_the_default() {
+    let server = Server::start();
+    let dir = TempDir::new("faults_step_timeout");
+    let plan = format!(
+        r#"
+name: step-timeout
+defaults:
+  base_url: "{}"
+  timeout: 10s
+thread_groups:
+  - name: g
+    threads: 1
+    loops: 1
+    steps:
+      - name: slow
+        request: {{ url: /delay/500, timeout: 200ms }}
+      - name: patient
+        request: {{ url: /delay/100 }}
+"#,
+        server.url()
+    );
+    let plan = dir.write("plan.yaml", plan);
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let slow = jtl.one("slow");
+    assert_eq!(slow["responseCode"], "Non HTTP response code: ReadTimeout", "{slow:?}");
+    assert_eq!(slow["responseMessage"], "Non HTTP response message: Read timed out after 200 ms");
+    assert!(num(slow, "elapsed") >= 200);
+    let patient = jtl.one("patient");
+    assert_eq!((patient["responseCode"].as_str(), patient["success"].as_str()), ("200", "true"), "{patient:?}");
 }

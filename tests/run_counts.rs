@@ -179,3 +179,230 @@ thread_groups:
         assert_eq!(row["responseCode"], "200");
     }
 }
+
+#[test]
+fn the_summary_has_a_row_per_label() {
+    let server = Server::start();
+    let dir = TempDir::new("run_counts_summary");
+    let plan = dir.write("plan.yaml", PLAN.replace("@BASE@", &server.url()).replace("threads: 3", "threads: 1"));
+    let (out, _) = run_ok(&dir, &plan, &[]);
+    let stdout = common::stdout(&out);
+    for label in ["get-ok", "post-accepted"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .unwrap_or_else(|| panic!("no summary row for {label}:\n{stdout}"));
+        assert_eq!(line.split_whitespace().nth(1), Some("4"), "{label}: 4 samples in {line}");
+    }
+    assert_eq!(summary_total(&stdout).0, 8);
+}
+
+/// Per virtual user, the samples' start times in order.
+fn starts_by_thread(jtl: &common::Jtl) -> HashMap<String, Vec<(u64, String)>> {
+    let mut by: HashMap<String, Vec<(u64, String)>> = HashMap::new();
+    for r in &jtl.rows {
+        by.entry(r["threadName"].clone()).or_default().push((num(r, "timeStamp"), r["label"].clone()));
+    }
+    for v in by.values_mut() {
+        v.sort();
+    }
+    by
+}
+
+#[test]
+fn think_time_and_ramp_up_space_the_samples() {
+    let server = Server::start();
+    let dir = TempDir::new("run_counts_think");
+    let plan = r#"
+name: think
+defaults:
+  base_url: "@BASE@"
+thread_groups:
+  - name: g
+    threads: 2
+    ramp_up: 300ms
+    loops: 2
+    think_time: 100ms
+    steps:
+      - name: a
+        request: { url: /ok }
+      - think: 150ms
+      - name: b
+        request: { url: /ok }
+"#;
+    let plan = dir.write("plan.yaml", plan.replace("@BASE@", &server.url()));
+    let before = now_ms();
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 8);
+    let by = starts_by_thread(&jtl);
+    for (thread, starts) in &by {
+        for pair in starts.windows(2) {
+            let ((t0, l0), (t1, _)) = (&pair[0], &pair[1]);
+            // After `a`: think_time 100 ms then the 150 ms think step; after `b`: think_time 100 ms.
+            let pause = if l0 == "a" { 250 } else { 100 };
+            assert!(t1 - t0 >= pause - 1, "{thread}: {t0} -> {t1} is less than the {pause} ms pause: {starts:?}");
+        }
+    }
+    // Two threads over 300 ms of ramp-up: the second starts 150 ms into the run, which began after `before`.
+    // (Not "150 ms after the first user's first sample": that one may start late on a busy machine.)
+    let first2 = by["g 1-2"][0].0;
+    assert!(first2 >= before + 150, "the second user started {} ms after the run", first2 as i64 - before as i64);
+}
+
+#[test]
+fn a_duration_bound_group_ends_by_itself() {
+    let server = Server::start();
+    let dir = TempDir::new("run_counts_duration");
+    let plan = r#"
+name: duration
+defaults:
+  base_url: "@BASE@"
+thread_groups:
+  - name: g
+    threads: 2
+    duration: 400ms
+    think_time: 100ms
+    steps:
+      - name: a
+        request: { url: /ok }
+"#;
+    let plan = dir.write("plan.yaml", plan.replace("@BASE@", &server.url()));
+    let before = now_ms();
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert!(now_ms() - before >= 300, "the group ran for its duration");
+    assert!(jtl.rows.len() >= 3, "the users looped until the duration was over:\n{}", jtl.text);
+    assert_eq!(jtl.rows.len(), server.count(), "one row per request sent");
+}
+
+#[test]
+fn relative_urls_join_the_base_path_and_absolute_urls_do_not() {
+    let server = Server::start();
+    let other = Server::start();
+    let dir = TempDir::new("run_counts_urls");
+    let plan = r#"
+name: urls
+defaults:
+  base_url: "@BASE@/api/"
+thread_groups:
+  - name: g
+    threads: 1
+    loops: 1
+    steps:
+      - name: slash
+        request: { url: /ok }
+      - name: bare
+        request: { url: "ok?x=1", query: { y: "a b" } }
+      - name: absolute
+        request: { url: "@OTHER@/accepted" }
+"#;
+    let plan = dir.write("plan.yaml", plan.replace("@BASE@", &server.url()).replace("@OTHER@", &other.url()));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let targets: Vec<String> = server.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/api/ok", "/api/ok?x=1&y=a+b"]);
+    let others: Vec<String> = other.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(others, ["/accepted"]);
+    assert_eq!(jtl.one("absolute")["URL"], format!("{}/accepted", other.url()));
+    assert_eq!(jtl.one("bare")["URL"], format!("{}/api/ok?x=1&y=a+b", server.url()));
+}
+
+#[test]
+fn two_groups_number_their_threads_and_count_active_threads() {
+    let server = Server::start();
+    let dir = TempDir::new("run_counts_groups");
+    let plan = r#"
+name: groups
+defaults:
+  base_url: "@BASE@"
+thread_groups:
+  - name: readers
+    threads: 2
+    loops: 2
+    steps:
+      - name: read
+        request: { url: /delay/200 }
+  - name: writers
+    threads: 2
+    loops: 1
+    steps:
+      - name: write
+        request: { method: POST, url: /delay/200, body: "x" }
+"#;
+    let plan = dir.write("plan.yaml", plan.replace("@BASE@", &server.url()));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 6);
+    let mut names: Vec<&str> = jtl.rows.iter().map(|r| r["threadName"].as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["readers 1-1", "readers 1-1", "readers 1-2", "readers 1-2", "writers 2-1", "writers 2-2"]);
+    for row in &jtl.rows {
+        let (grp, all) = (num(row, "grpThreads"), num(row, "allThreads"));
+        assert!((1..=2).contains(&grp) && (grp..=4).contains(&all), "grpThreads {grp}, allThreads {all}: {row:?}");
+        assert!(num(row, "elapsed") >= 200, "{row:?}");
+    }
+    // The first sample to finish finished while every user was still active.
+    let first = &jtl.rows[0];
+    assert_eq!((num(first, "grpThreads"), num(first, "allThreads")), (2, 4), "{}", jtl.text);
+}
+
+/// The summary's figures are those a JTL reader (JMeter's dashboard, Taurus) computes from the rows: samples,
+/// error %, throughput and KB/s over [first start, last end], and min, mean, max within the millisecond the JTL
+/// rounds them down to.
+#[test]
+fn the_summary_agrees_with_the_jtl() {
+    let server = Server::start();
+    let dir = TempDir::new("run_counts_summary_agrees");
+    let plan = r#"
+name: agree
+defaults:
+  base_url: "@BASE@"
+thread_groups:
+  - name: g
+    threads: 2
+    loops: 3
+    steps:
+      - name: slow
+        request: { url: "/delay/{{ 20 * iteration }}" }
+      - name: fast
+        request: { url: /ok }
+      - name: broken
+        request: { url: /status/500 }
+"#;
+    let plan = dir.write("plan.yaml", plan.replace("@BASE@", &server.url()));
+    let (out, jtl) = run_ok(&dir, &plan, &[]);
+    let stdout = common::stdout(&out);
+    for label in ["slow", "fast", "broken", "TOTAL"] {
+        let rows: Vec<_> = if label == "TOTAL" { jtl.rows.iter().collect() } else { jtl.labelled(label) };
+        let line = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(label))
+            .unwrap_or_else(|| panic!("no summary row for {label}:\n{stdout}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells.len(), 14, "{line}");
+        let cell = |i: usize| cells[i].trim_end_matches('%').parse::<f64>().unwrap();
+
+        let n = rows.len() as f64;
+        assert_eq!(cell(1), n, "{label}: samples");
+        let errors = rows.iter().filter(|r| r["success"] == "false").count() as f64;
+        assert_eq!(cells[10], format!("{:.2}%", errors * 100.0 / n), "{label}: error %");
+
+        let elapsed: Vec<f64> = rows.iter().map(|r| num(r, "elapsed") as f64).collect();
+        let within = |summary: f64, jtl: f64, what: &str| {
+            // The JTL floors to whole ms; the summary rounds µs to 2 decimals, so x.999 ms shows as x+1.00.
+            assert!(summary >= jtl && summary <= jtl + 1.0, "{label}: {what} {summary} vs the JTL's {jtl}");
+        };
+        within(cell(3), elapsed.iter().cloned().fold(f64::MAX, f64::min), "min");
+        within(cell(4), elapsed.iter().cloned().fold(0.0, f64::max), "max");
+        within(cell(2) + 0.005, elapsed.iter().sum::<f64>() / n, "mean");
+        assert!(cell(3) <= cell(6) && cell(6) <= cell(7) && cell(7) <= cell(8), "{label}: min <= p50 <= p90 <= p95");
+        assert!(cell(8) <= cell(9) && cell(9) <= cell(4) + 0.01, "{label}: p95 <= p99 <= max");
+
+        let first = rows.iter().map(|r| num(r, "timeStamp")).min().unwrap();
+        let last = rows.iter().map(|r| num(r, "timeStamp") + num(r, "elapsed")).max().unwrap();
+        let window = (last - first) as f64 / 1000.0;
+        assert!(window > 0.0);
+        let bytes: u64 = rows.iter().map(|r| num(r, "bytes")).sum();
+        let sent: u64 = rows.iter().map(|r| num(r, "sentBytes")).sum();
+        assert_eq!(cells[11], format!("{:.1}", n / window), "{label}: throughput");
+        assert_eq!(cells[12], format!("{:.2}", bytes as f64 / 1024.0 / window), "{label}: received KB/s");
+        assert_eq!(cells[13], format!("{:.2}", sent as f64 / 1024.0 / window), "{label}: sent KB/s");
+    }
+}

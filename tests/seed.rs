@@ -69,7 +69,8 @@ fn another_seed_sends_other_data() {
     let (b, _) = requests("seed_other_8", &["--seed", "8"]);
     assert_ne!(a, b);
     // Not one random request body is the same.
-    let bodies = |v: &[(String, Vec<u8>)]| v.iter().map(|(_, b)| b.clone()).filter(|b| !b.is_empty()).collect::<Vec<_>>();
+    let bodies =
+        |v: &[(String, Vec<u8>)]| v.iter().map(|(_, b)| b.clone()).filter(|b| !b.is_empty()).collect::<Vec<_>>();
     for body in bodies(&a) {
         assert!(!bodies(&b).contains(&body), "seed 8 sent seed 7's body {:?}", String::from_utf8_lossy(&body));
     }

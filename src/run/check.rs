@@ -13,19 +13,18 @@ pub struct Observed<'a> {
     pub bytes: u64,
 }
 
-/// The message of the first failed assertion, or of an error status no assertion accepted.
-pub fn check(asserts: &[Assertion], seen: &Observed) -> Option<String> {
-    let status = seen.response.status;
+/// The verdict on a response: success, and the first failed assertion's message (JTL `failureMessage`).
+///
+/// As in JMeter, a status of 400 or more fails the sample unless a `status` assertion accepts it, and
+/// that failure has no assertion message: the status and reason phrase say it.
+pub fn check(asserts: &[Assertion], seen: &Observed) -> (bool, Option<String>) {
     for a in asserts {
         if let Some(problem) = failure(&a.check, seen) {
-            return Some(format!("Assertion failed (line {}): {problem}", a.span.line));
+            return (false, Some(format!("Assertion failed (line {}): {problem}", a.span.line)));
         }
     }
     let status_checked = asserts.iter().any(|a| matches!(a.check, Check::Status(_)));
-    if !status_checked && status >= 400 {
-        return Some(format!("HTTP status {status} {}", seen.response.reason).trim_end().to_string());
-    }
-    None
+    (status_checked || seen.response.status < 400, None)
 }
 
 fn failure(check: &Check, seen: &Observed) -> Option<String> {

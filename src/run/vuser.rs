@@ -177,8 +177,7 @@ impl VirtualUser {
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
             Err(e) => {
-                sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0.clone() };
-                sample.failure = Some(e.0);
+                sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0 };
                 self.stamp_threads(&mut sample);
                 return sample;
             }
@@ -193,15 +192,11 @@ impl VirtualUser {
         match ex.result {
             Ok(resp) => {
                 let seen = Observed { response: &resp, elapsed_ms: sample.elapsed_us / 1000, bytes: ex.bytes };
-                sample.failure = check(&step.asserts, &seen);
-                sample.success = sample.failure.is_none();
+                (sample.success, sample.failure) = check(&step.asserts, &seen);
                 sample.data_type = resp.data_type;
                 sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
             }
-            Err(f) => {
-                sample.failure = Some(f.message.clone());
-                sample.outcome = Outcome::Error { kind: f.kind, message: f.message };
-            }
+            Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }
         self.stamp_threads(&mut sample);
         sample

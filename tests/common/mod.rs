@@ -310,6 +310,9 @@ pub enum Fault {
     Garbage,
     /// Never answers; keeps the connection open until the client goes away.
     Stall,
+    /// Answers the first request of a connection with a keep-alive `200 ok`, then reads the second and closes
+    /// (FIN) without answering it: a server that drops a request in flight.
+    AnswerOnceThenClose,
 }
 
 /// A raw TCP listener that misbehaves in one way; counts the request heads it read.
@@ -342,12 +345,21 @@ impl FaultServer {
                     let Some(n) = read_request(&mut stream).await else { return };
                     c.read.fetch_add(n, Ordering::SeqCst);
                     c.heads.fetch_add(1, Ordering::SeqCst);
+                    if fault == Fault::AnswerOnceThenClose {
+                        if stream.write_all(OK_RESPONSE).await.is_err() {
+                            return;
+                        }
+                        c.written.fetch_add(OK_RESPONSE.len() as u64, Ordering::SeqCst);
+                        let Some(n) = read_request(&mut stream).await else { return };
+                        c.read.fetch_add(n, Ordering::SeqCst);
+                        c.heads.fetch_add(1, Ordering::SeqCst);
+                    }
                     match fault {
                         Fault::Reset => {
                             let _ = stream.set_zero_linger();
                             drop(stream);
                         }
-                        Fault::Close => drop(stream),
+                        Fault::Close | Fault::AnswerOnceThenClose => drop(stream),
                         Fault::Garbage => {
                             if stream.write_all(GARBAGE).await.is_ok() {
                                 c.written.fetch_add(GARBAGE.len() as u64, Ordering::SeqCst);
@@ -395,6 +407,9 @@ impl Drop for FaultServer {
         }
     }
 }
+
+/// What [`Fault::AnswerOnceThenClose`] answers first.
+pub const OK_RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
 /// What [`Fault::Garbage`] answers.
 pub const GARBAGE: &[u8] = b"HELLO\r\n\r\n";
@@ -603,12 +618,11 @@ pub fn summary_total(stdout: &str) -> (u64, String) {
         .lines()
         .find(|l| l.starts_with("TOTAL"))
         .unwrap_or_else(|| panic!("no TOTAL line in the summary:\n{stdout}"));
-    let cells: Vec<&str> = line.split_whitespace().collect();
     let header = stdout.lines().find(|l| l.starts_with("Label")).expect("a summary header line");
-    let names: Vec<&str> = header.split_whitespace().collect();
-    // "Error %" is two words in the header: find its cell from the end of the line instead.
+    assert_eq!(header.split_whitespace().nth(1), Some("Samples"), "unexpected summary header: {header}");
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    // The only cell ending in `%` is the error rate.
     let err = cells.iter().find(|c| c.ends_with('%')).map(|c| c.to_string()).expect("an error % cell");
-    assert_eq!(names[1], "Samples", "unexpected summary header: {header}");
     (cells[1].parse().unwrap_or_else(|_| panic!("TOTAL samples in: {line}")), err)
 }
 

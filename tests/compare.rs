@@ -1,0 +1,208 @@
+//! `planrun compare A B` on constructed files: a label 2x slower, one unchanged, one shifted by a little on
+//! many samples, labels on one side only, a summary JSON side, unreadable input, `--fail-if-slower`, `--html`.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{describe, planrun, stderr, stdout, TempDir};
+use serde_json::Value;
+
+const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,\
+failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
+
+const T0: u64 = 1_700_000_000_000;
+
+/// Writes a JTL of (label, elapsed ms) samples, one started every 10 ms, all passing.
+fn write_jtl(path: &Path, samples: &[(&str, u64)]) {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(w, "{HEADER}").unwrap();
+    for (i, (label, elapsed)) in samples.iter().enumerate() {
+        let start = T0 + i as u64 * 10;
+        writeln!(w, "{start},{elapsed},{label},200,OK,g 1-1,text,true,,100,50,1,1,http://h/x,{elapsed},0,0").unwrap();
+    }
+    w.flush().unwrap();
+}
+
+/// A: `send` 10..=209 ms, `same` a permutation of 1..=200, `only-a`. B: `send` doubled, `same` another
+/// permutation of 1..=200, `only-b`.
+fn pair(dir: &TempDir) -> (PathBuf, PathBuf) {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for i in 0..200u64 {
+        a.push(("send", 10 + i));
+        b.push(("send", 2 * (10 + i)));
+        a.push(("same", i * 37 % 200 + 1));
+        b.push(("same", i * 53 % 200 + 1));
+    }
+    a.extend((0..20).map(|i| ("only-a", 5 + i)));
+    b.extend((0..20).map(|i| ("only-b", 5 + i)));
+    let (pa, pb) = (dir.join("a.jtl"), dir.join("b.jtl"));
+    write_jtl(&pa, &a);
+    write_jtl(&pb, &b);
+    (pa, pb)
+}
+
+fn compare(dir: &TempDir, a: &Path, b: &Path, extra: &[&str]) -> std::process::Output {
+    let args = [OsStr::new("compare"), a.as_os_str(), b.as_os_str()];
+    planrun(dir.path(), args.into_iter().chain(extra.iter().map(OsStr::new)))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn row<'a>(comparison: &'a Value, label: &str) -> &'a Value {
+    comparison["rows"].as_array().unwrap().iter().find(|r| r["label"] == label).unwrap_or_else(|| panic!("no {label}"))
+}
+
+/// The text block of a label: from `label: verdict` to the next blank line.
+fn block<'a>(text: &'a str, label: &str) -> &'a str {
+    let start = text.find(&format!("\n{label}: ")).unwrap_or_else(|| panic!("no block for {label}:\n{text}"));
+    let rest = &text[start + 1..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+#[test]
+fn twice_as_slow_is_slower_and_fails_the_threshold() {
+    let dir = TempDir::new("compare-slower");
+    let (a, b) = pair(&dir);
+    let out = compare(&dir, &a, &b, &["--json", "c.json", "--fail-if-slower", "10"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let text = stdout(&out);
+    let send = block(&text, "send");
+    assert!(send.starts_with("send: slower (p < 1e-300") || send.starts_with("send: slower (p = "), "{send}");
+    assert!(send.contains("the median moved +100.0%"), "{send}");
+    for metric in ["min ms", "mean ms", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms"] {
+        let line = send.lines().find(|l| l.trim_start().starts_with(metric)).unwrap_or_else(|| panic!("{metric}"));
+        assert!(line.trim_end().ends_with("2.00"), "{line}");
+    }
+    assert!(send.lines().any(|l| l.trim_start().starts_with("samples") && l.trim_end().ends_with("1.00")), "{send}");
+    assert!(block(&text, "same").starts_with("same: no significant difference (p = 1.000"), "{text}");
+    assert!(text.contains("\nOnly in A: only-a\n") && text.contains("\nOnly in B: only-b\n"), "{text}");
+    let err = stderr(&out);
+    assert!(err.contains("send: p95 got 100.0% worse (199.00 -> 398.00), more than the 10% allowed"), "{err}");
+    assert!(!err.contains("same:"), "{err}");
+
+    let c = read_json(&dir.join("c.json"));
+    let send = row(&c, "send");
+    assert_eq!(send["verdict"], "slower");
+    for key in ["min", "mean", "p50", "p90", "p95", "p99", "max"] {
+        assert_eq!(send["ratios"][key].as_f64(), Some(2.0), "{key}");
+    }
+    // Counted pair by pair: B's sample is slower in 30,927.5 of the 40,000 pairs (ties count one half).
+    assert_eq!(send["test"]["prob_b_slower"].as_f64(), Some(0.773_187_5));
+    assert!(send["test"]["p_value"].as_f64().unwrap() < 1e-10);
+    assert_eq!(row(&c, "same")["verdict"], "no significant difference");
+    assert_eq!(row(&c, "same")["ratios"]["p95"].as_f64(), Some(1.0));
+    assert_eq!(c["only_in_a"], serde_json::json!(["only-a"]));
+    assert_eq!(c["only_in_b"], serde_json::json!(["only-b"]));
+    let labels: Vec<&str> = c["rows"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["send", "same", "TOTAL"]);
+
+    // Within the allowed slowdown, and without the flag, the exit code is 0.
+    let lenient = compare(&dir, &a, &b, &["--fail-if-slower", "150"]);
+    assert_eq!(lenient.status.code(), Some(0), "{}", describe(&lenient));
+    assert_eq!(compare(&dir, &a, &b, &[]).status.code(), Some(0));
+    // Another metric: the minimum doubled too; throughput did not drop by half.
+    assert_eq!(compare(&dir, &a, &b, &["--fail-if-slower", "99", "--metric", "min"]).status.code(), Some(1));
+    let throughput = compare(&dir, &a, &b, &["--fail-if-slower", "50", "--metric", "throughput"]);
+    assert_eq!(throughput.status.code(), Some(0), "{}", describe(&throughput));
+    let bad_metric = compare(&dir, &a, &b, &["--fail-if-slower", "5", "--metric", "p42"]);
+    assert_eq!(bad_metric.status.code(), Some(2), "{}", describe(&bad_metric));
+}
+
+#[test]
+fn identical_distributions_and_a_tiny_shift_on_many_samples_are_no_difference() {
+    let dir = TempDir::new("compare-same");
+    // 20,000 samples a side: B's are 2 % slower. The test finds that significant, but the median moved by
+    // 2 %, not the 5 % a verdict needs.
+    let a: Vec<(&str, u64)> = (0..20_000u64).map(|i| ("op", 100 + i * 7919 % 100)).collect();
+    let b: Vec<(&str, u64)> = (0..20_000u64).map(|i| ("op", (100 + i * 104_729 % 100) * 102 / 100)).collect();
+    let (pa, pb) = (dir.join("a.jtl"), dir.join("b.jtl"));
+    write_jtl(&pa, &a);
+    write_jtl(&pb, &b);
+    let out = compare(&dir, &pa, &pb, &["--json", "c.json", "--fail-if-slower", "10"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let c = read_json(&dir.join("c.json"));
+    let op = row(&c, "op");
+    assert_eq!(op["verdict"], "no significant difference", "{op}");
+    assert!(op["test"]["p_value"].as_f64().unwrap() < 0.01, "{op}");
+    assert_eq!((op["test"]["n_a"].as_u64(), op["test"]["n_b"].as_u64()), (Some(10_000), Some(10_000)));
+    assert!(op["reason"].as_str().unwrap().contains("not more than 5%"), "{op}");
+
+    // A file against itself.
+    let out = compare(&dir, &pa, &pa, &["--json", "self.json", "--fail-if-slower", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let same = read_json(&dir.join("self.json"));
+    assert_eq!(row(&same, "op")["verdict"], "no significant difference");
+    assert_eq!(row(&same, "op")["test"]["p_value"].as_f64(), Some(1.0));
+    // The same file twice gives the same comparison: the reservoirs are seeded.
+    let again = compare(&dir, &pa, &pb, &["--json", "c2.json"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(read_json(&dir.join("c2.json")), c);
+}
+
+#[test]
+fn summary_json_sides_html_and_bad_input() {
+    let dir = TempDir::new("compare-summary");
+    let (a, b) = pair(&dir);
+    let report =
+        planrun(dir.path(), [OsStr::new("report"), b.as_os_str(), OsStr::new("--summary-json"), OsStr::new("b.json")]);
+    assert_eq!(report.status.code(), Some(0), "{}", describe(&report));
+    let out = compare(&dir, &a, &dir.join("b.json"), &["--json", "c.json", "--fail-if-slower", "10"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let c = read_json(&dir.join("c.json"));
+    assert_eq!(row(&c, "send")["verdict"], "not tested");
+    assert_eq!(row(&c, "send")["ratios"]["p95"].as_f64(), Some(2.0));
+    assert!(block(&stdout(&out), "send").contains("not tested (a side has statistics only"), "{}", stdout(&out));
+
+    let out = compare(&dir, &a, &b, &["--html", "cmp/compare.html"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let html = std::fs::read_to_string(dir.join("cmp/compare.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for needle in ["Only in A: only-a", "Only in B: only-b", "verdict slower", "<svg", "% of samples"] {
+        assert!(html.contains(needle), "no {needle:?} in the HTML");
+    }
+    let lower = html.to_ascii_lowercase();
+    for attr in ["src=\"http", "href=\"http", "src='http", "href='http", "<link", "url("] {
+        assert!(!lower.contains(attr), "{attr} in the HTML");
+    }
+    let open = "<script type=\"application/json\" id=\"data\">";
+    let start = html.find(open).unwrap() + open.len();
+    let data: Value = serde_json::from_str(&html[start..start + html[start..].find("</script>").unwrap()]).unwrap();
+    for r in data["rows"].as_array().unwrap() {
+        let o = &r["overlay"];
+        let total = |side: &str| {
+            o[side].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>()
+                + o[&format!("{side}_overflow")].as_u64().unwrap()
+        };
+        assert_eq!(total("a"), r["a"]["samples"].as_u64().unwrap(), "{}", r["label"]);
+        assert_eq!(total("b"), r["b"]["samples"].as_u64().unwrap(), "{}", r["label"]);
+    }
+
+    let refused =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jtl/apache-jmeter__HTMLReportFalseTestFile.csv");
+    let out = compare(&dir, &refused, &b, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(stderr(&out).contains("responseCode, responseMessage"), "{}", describe(&out));
+    let out = compare(&dir, &a, Path::new("missing.jtl"), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+#[test]
+fn jmeter_files_compare_with_themselves() {
+    let dir = TempDir::new("compare-jmeter");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/jtl/jenkinsci-performance-plugin__filewithtransactions.csv");
+    let out = compare(&dir, &file, &file, &["--json", "c.json", "--fail-if-slower", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let c = read_json(&dir.join("c.json"));
+    assert_eq!(c["rows"].as_array().unwrap().len(), 10, "9 labels and TOTAL");
+    for r in c["rows"].as_array().unwrap() {
+        assert_eq!(r["verdict"], "no significant difference", "{}", r["label"]);
+        assert_eq!(r["ratios"]["p95"].as_f64(), Some(1.0));
+    }
+}
