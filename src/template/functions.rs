@@ -35,15 +35,19 @@ pub(super) fn register(env: &mut Environment<'static>) {
     });
     env.add_function("random_digits", |s: &State, n: usize| {
         check_len(n)?;
-        with_rng(s, |r| (0..n).map(|_| char::from(b'0' + r.random_range(0..10u8))).collect::<String>())
+        with_rng(s, |r| random_from(r, b"0123456789", n))
     });
-    env.add_function("random_string", |s: &State, n: usize, alphabet: Option<String>| {
+    env.add_function("random_string", |s: &State, n: usize, alphabet: Option<&str>| {
         check_len(n)?;
-        let chars: Vec<char> = alphabet.as_deref().unwrap_or(ALPHANUMERIC).chars().collect();
-        if chars.is_empty() {
-            return Err(invalid("random_string: the alphabet is empty".into()));
+        match alphabet {
+            None => with_rng(s, |r| random_from(r, ALPHANUMERIC.as_bytes(), n)),
+            Some("") => Err(invalid("random_string: the alphabet is empty".into())),
+            Some(a) if a.is_ascii() => with_rng(s, |r| random_from(r, a.as_bytes(), n)),
+            Some(a) => {
+                let chars: Vec<char> = a.chars().collect();
+                with_rng(s, |r| (0..n).map(|_| chars[r.random_range(0..chars.len())]).collect::<String>())
+            }
         }
-        with_rng(s, |r| (0..n).map(|_| chars[r.random_range(0..chars.len())]).collect::<String>())
     });
     env.add_function("random_choice", |s: &State, list: Value| {
         let len = list.len().ok_or_else(|| invalid("random_choice expects a list".into()))?;
@@ -88,6 +92,12 @@ fn with_rng<R>(state: &State, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> Result<R,
     let scope = state.lookup(SELF_KEY).ok_or_else(|| invalid("random functions need a scope".into()))?;
     let scope = scope.downcast_object_ref::<Scope>().ok_or_else(|| invalid("random functions need a scope".into()))?;
     Ok(scope.with_rng(f))
+}
+
+/// `n` characters drawn from an ASCII alphabet.
+fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize) -> String {
+    let bytes: Vec<u8> = (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+    String::from_utf8(bytes).expect("an ASCII alphabet gives ASCII text")
 }
 
 fn check_len(n: usize) -> Result<(), Error> {
