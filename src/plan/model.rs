@@ -46,6 +46,23 @@ pub struct Defaults {
     pub follow_redirects: bool,
     /// Each virtual user keeps a cookie jar.
     pub cookies: bool,
+    /// Response bodies beyond this many bytes are read and counted but not kept.
+    pub max_body: u64,
+    /// TLS settings for https targets.
+    pub tls: TlsSettings,
+}
+
+/// TLS settings; certificate verification is on unless `insecure`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// Accept any certificate (for self-signed test targets).
+    pub insecure: bool,
+    /// Extra trusted CA certificates (PEM), resolved relative to the plan.
+    pub ca: Option<PathBuf>,
+    /// Client certificate chain (PEM) for mutual TLS.
+    pub client_cert: Option<PathBuf>,
+    /// Client private key (PEM) for mutual TLS.
+    pub client_key: Option<PathBuf>,
 }
 
 /// How a group makes load.

@@ -6,17 +6,21 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Plan, Step, Think, ThreadGroup};
+use super::model::{Defaults, Plan, Step, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
 use super::request::{pairs, request_step};
 use super::{load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Source;
 use crate::template::{Scope, Shared, Templates, Tpl};
+use std::path::PathBuf;
 
 const PLAN_KEYS: &[&str] =
     &["name", "description", "seed", "stub", "properties", "defaults", "variables", "thread_groups"];
-const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies"];
+const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
+const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
+/// Response bytes kept for assertions and extractors by default; the rest is counted and discarded.
+const DEFAULT_MAX_BODY: u64 = 10 << 20;
 const GROUP_KEYS: &[&str] = &[
     "name",
     "threads",
@@ -142,6 +146,8 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         headers: vec![("User-Agent".into(), literal_tpl(cx, "planrun"))],
         follow_redirects: true,
         cookies: true,
+        max_body: DEFAULT_MAX_BODY,
+        tls: TlsSettings::default(),
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.fields(node, "defaults", DEFAULTS_KEYS)?;
@@ -170,7 +176,42 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     if let Some(c) = f.get("cookies") {
         d.cookies = cx.boolean(c, "cookies").unwrap_or(true);
     }
+    if let Some(m) = f.get("max_body") {
+        d.max_body = cx.count(m, "max_body", 0).unwrap_or(DEFAULT_MAX_BODY);
+    }
+    if let Some(t) = f.get("tls") {
+        d.tls = tls(cx, t).unwrap_or_default();
+    }
     Some(d)
+}
+
+fn tls(cx: &mut Ctx, node: &Node) -> Option<TlsSettings> {
+    let f = cx.fields(node, "tls", TLS_KEYS)?;
+    let mut t = TlsSettings::default();
+    if let Some(i) = f.get("insecure") {
+        t.insecure = cx.boolean(i, "insecure")?;
+    }
+    let file = |cx: &mut Ctx, key: &str| -> Option<Option<PathBuf>> {
+        let Some(n) = f.get(key) else { return Some(None) };
+        let name = cx.string(n, key)?;
+        let path = cx.source.dir().join(&name);
+        if !path.is_file() {
+            cx.error(
+                Diagnostic::new(n.span, format!("{key}: file `{}` not found", path.display()))
+                    .hint("paths are relative to the plan file"),
+            );
+            return None;
+        }
+        Some(Some(path))
+    };
+    t.ca = file(cx, "ca")?;
+    t.client_cert = file(cx, "client_cert")?;
+    t.client_key = file(cx, "client_key")?;
+    if t.client_cert.is_some() != t.client_key.is_some() {
+        cx.error(Diagnostic::new(node.span, "client_cert and client_key go together").hint("give both, or neither"));
+        return None;
+    }
+    Some(t)
 }
 
 fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {

@@ -17,9 +17,6 @@ use crate::plan::model::Think;
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::Scope;
 
-/// Bodies kept for assertions are cut at this size.
-const BODY_LIMIT: usize = 10 << 20;
-
 /// What every user of a run shares.
 #[derive(Clone)]
 pub struct RunContext {
@@ -67,7 +64,11 @@ impl VirtualUser {
         let g = &graph.groups[group];
         Self {
             scope: user_scope(&graph, group, vu),
-            client: Client::new(graph.defaults.cookies, graph.defaults.follow_redirects, BODY_LIMIT),
+            client: Client::new(
+                graph.defaults.cookies,
+                graph.defaults.follow_redirects,
+                usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
+            ),
             thread: ThreadId { group: g.name.clone(), group_no: g.number, vu },
             cx,
             group,
