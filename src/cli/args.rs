@@ -23,6 +23,10 @@ pub(crate) enum Command {
     DryRun(DryRunArgs),
     /// Serve a stub target.
     Stub(StubArgs),
+    /// Read a JTL CSV (planrun's or JMeter's) or JSON lines file: print the summary, write an HTML report.
+    Report(ReportArgs),
+    /// Compare two results (JTL, JSON lines or summary JSON) per label: ratios and a statistical verdict.
+    Compare(CompareArgs),
 }
 
 /// The plan and what the command line adds to it.
@@ -51,6 +55,12 @@ pub(crate) struct RunArgs {
     /// No progress on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Also write the end-of-run statistics as JSON (see docs/results.md).
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// Also write the HTML report of the results into this directory (as `planrun report` does).
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -71,9 +81,41 @@ pub(crate) struct StubArgs {
     pub listen: SocketAddr,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// The results: a JTL CSV file (planrun's, or JMeter's 2.13 to 5.x with a header) or planrun JSON lines.
+    pub results: PathBuf,
+    /// The directory for index.html and summary.json (default: `<RESULTS without extension>-report`).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Also write the statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// The baseline: a JTL, JSON lines or summary JSON file.
+    pub a: PathBuf,
+    /// The candidate, compared with A (ratios are B/A).
+    pub b: PathBuf,
+    /// Write the comparison as HTML, with both distributions overlaid per label.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write the comparison as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Exit 1 when a label's (or TOTAL's) --metric got worse by more than PCT percent.
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<f64>,
+    /// The figure --fail-if-slower watches: min, mean, p50, p90, p95, p99, p99.9, max or throughput.
+    #[arg(long, default_value = "p95", value_parser = str::parse::<crate::report::compare::Metric>)]
+    pub metric: crate::report::compare::Metric,
+}
+
 /// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
 pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "help"];
+    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "help"];
     if let Some(first) = args.get(1) {
         if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
             args.insert(1, "run".into());

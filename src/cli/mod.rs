@@ -1,8 +1,10 @@
 //! The command line: a thin shell over the library. The only place that prints.
 
 mod args;
+mod compare;
 mod dry_run;
 pub mod exit;
+mod report;
 mod run;
 mod signals;
 mod stub;
@@ -19,6 +21,8 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Validate(a) => validate::validate(a).await,
         Command::DryRun(a) => dry_run::dry_run(a).await,
         Command::Stub(a) => stub::stub(a).await,
+        Command::Report(a) => report::report(a),
+        Command::Compare(a) => compare::compare(a),
     }
 }
 

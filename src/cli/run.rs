@@ -67,6 +67,11 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if graph.seed_drawn {
         eprintln!("planrun: seed {}", graph.seed);
     }
+    let (summary_json, report) = (a.summary_json.as_deref(), a.report.as_deref());
+    if let Err(e) = super::report::after_run(&result.sinks.stats, &jtl_path, summary_json, report) {
+        eprintln!("error: {e}");
+        return exit::ABORTED;
+    }
     if let Some(e) = result.sink_error {
         eprintln!("error: {e}");
         return exit::ABORTED;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 
-use crate::plan::model::{Assertion, Check, Defaults, Load, Plan, Step, Think, ThreadGroup};
+use crate::plan::model::{Assertion, Check, DataSet, Defaults, Load, Plan, Step, Think, ThreadGroup};
 use crate::template::{Shared, TemplateError, Templates, Tpl, FORM_ENCODE};
 use target::Base;
 
@@ -26,6 +26,8 @@ pub struct Graph {
     pub shared: Arc<Shared>,
     /// Per-user variables, rendered in order when a virtual user starts.
     pub variables: Vec<(Arc<str>, Tpl)>,
+    /// CSV data sets.
+    pub data: Vec<DataSet>,
     /// Request settings every step inherits.
     pub defaults: Defaults,
     /// The base URL, parsed.
@@ -119,6 +121,7 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
         templates,
         shared: plan.shared,
         variables: plan.variables,
+        data: plan.data,
         defaults: plan.defaults,
         base,
         groups,

@@ -1,5 +1,6 @@
 //! Plan files: read, parse with positions, validate into the model that runs.
 
+mod data;
 mod decode;
 mod duration;
 mod load;

@@ -29,6 +29,8 @@ pub struct Plan {
     pub defaults: Defaults,
     /// Per-user variables, rendered in order when a virtual user starts.
     pub variables: Vec<(Arc<str>, Tpl)>,
+    /// CSV data sets, read as `{{ name.column }}`; each virtual user takes a row per iteration.
+    pub data: Vec<DataSet>,
     /// The thread groups, in plan order.
     pub groups: Vec<ThreadGroup>,
 }
@@ -281,4 +283,58 @@ pub struct StubRef {
     pub path: PathBuf,
     /// Where `stub:` is written.
     pub span: Span,
+}
+
+/// A CSV data set, checked at load time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSet {
+    /// The name templates read it by.
+    pub name: Arc<str>,
+    /// The file, resolved relative to the plan.
+    pub file: PathBuf,
+    /// The field delimiter.
+    pub delimiter: u8,
+    /// Column names: from `columns:`, or the file's header row.
+    pub columns: Vec<Arc<str>>,
+    /// True when the first row of the file is a header (skipped when reading rows).
+    pub has_header: bool,
+    /// Which row a virtual user gets next.
+    pub mode: DataMode,
+    /// Whether users share one cursor or each has its own.
+    pub scope: DataScope,
+    /// What happens at the end of the file.
+    pub on_eof: OnEof,
+    /// Number of data rows (counted at load time, without keeping them).
+    pub rows: u64,
+}
+
+/// Which row comes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataMode {
+    /// In file order.
+    Sequential,
+    /// A random row each time (with repetition).
+    Random,
+    /// Each row at most once in the whole run (implies a shared cursor).
+    Unique,
+}
+
+/// Who shares a cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataScope {
+    /// All users of the run share one cursor.
+    Shared,
+    /// Each user reads the file from its start.
+    PerThread,
+}
+
+/// The end of the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnEof {
+    /// Start again from the first row.
+    Recycle,
+    /// The user stops (its current iteration does not run).
+    StopThread,
+    /// The whole run stops.
+    StopRun,
 }

@@ -16,7 +16,7 @@ use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
 
 const PLAN_KEYS: &[&str] =
-    &["name", "description", "seed", "stub", "properties", "defaults", "variables", "thread_groups"];
+    &["name", "description", "seed", "stub", "properties", "defaults", "variables", "data", "thread_groups"];
 const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
 const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
 /// Response bytes kept for assertions and extractors by default; the rest is counted and discarded.
@@ -69,6 +69,13 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     }
     let defaults = defaults(&mut cx, f.get("defaults"), &names);
     let variables = variables(&mut cx, f.get("variables"), &mut names);
+    let data = match f.get("data") {
+        Some(d) => super::data::data_sets(&mut cx, d),
+        None => Some(Vec::new()),
+    };
+    for set in data.iter().flatten() {
+        names.insert(set.name.to_string());
+    }
     let groups = match (cx.require(&f, "thread_groups"), &defaults) {
         (Some(g), Some(d)) => thread_groups(&mut cx, g, d, &names),
         _ => None,
@@ -76,10 +83,11 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     if !cx.diags.is_empty() {
         return Err(cx.diags.sorted());
     }
-    let (Some(name), Some(defaults), Some(variables), Some(groups)) = (name, defaults, variables, groups) else {
+    let (Some(name), Some(defaults), Some(variables), Some(data), Some(groups)) = (name, defaults, variables, data, groups)
+    else {
         return Err(cx.diags.sorted());
     };
-    Ok(Plan { name, description, seed, seed_drawn, templates: cx.templates, shared, defaults, variables, groups })
+    Ok(Plan { name, description, seed, seed_drawn, templates: cx.templates, shared, defaults, variables, data, groups })
 }
 
 fn plan_seed(root: &Node) -> Option<u64> {

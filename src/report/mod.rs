@@ -1,3 +1,19 @@
 //! Reports built from statistics and result files.
+//!
+//! [`results`] reads a JTL or JSON lines file back one record at a time; [`analysis`] gathers the summary
+//! ([`crate::sink::stats::Stats`], the same code as a run's), the [`timeline`] and the [`failures`] in one pass;
+//! [`html`] renders the self-contained report with [`svg`] charts; [`compare`] tests two results against each
+//! other; [`summary_json`] is the `--summary-json` file.
 
+pub mod analysis;
+pub mod compare;
+pub mod distribution;
+pub mod failures;
+pub mod html;
+pub mod mann_whitney;
+pub mod reservoir;
+pub mod results;
 pub mod summary;
+pub mod summary_json;
+pub mod svg;
+pub mod timeline;

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Sink, SinkError};
 use crate::sample::{ErrorKind, Outcome, Sample};
@@ -16,16 +16,104 @@ use crate::sample::{ErrorKind, Outcome, Sample};
 ///
 /// Transaction samples get their own label row but are left out of TOTAL: their children are already in it,
 /// and counting both would count every request twice. (JMeter's aggregate report counts them in TOTAL.)
-#[derive(Debug, Default)]
+///
+/// Result files read back ([`crate::report::results`]) feed the same statistics through [`Stats::observe`]; a
+/// JTL holds whole milliseconds, so its statistics are built [`Stats::with_resolution_us`] 1000, which makes
+/// the percentiles whole milliseconds too.
+#[derive(Debug)]
 pub struct Stats {
     index: HashMap<Arc<str>, usize>,
     /// In order of first appearance.
     labels: Vec<(Arc<str>, Tally)>,
     total: Tally,
+    /// Every recorded elapsed time is a multiple of this many µs (1 for live samples).
+    resolution_us: u64,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats { index: HashMap::new(), labels: Vec::new(), total: Tally::default(), resolution_us: 1 }
+    }
+}
+
+/// A sample as the statistics see it: borrowed, so a reader of result files need not build a [`Sample`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observation<'a> {
+    /// The label.
+    pub label: &'a str,
+    /// Start of the sample, ms since the Unix epoch.
+    pub start_ms: u64,
+    /// Elapsed time, µs.
+    pub elapsed_us: u64,
+    /// Whether the sample passed.
+    pub success: bool,
+    /// A transaction (parent) sample: it gets its label's row but stays out of TOTAL.
+    pub transaction: bool,
+    /// The JTL `responseCode`.
+    pub code: ResponseCode<'a>,
+    /// Bytes received.
+    pub bytes: u64,
+    /// Bytes sent.
+    pub sent_bytes: u64,
+}
+
+impl<'a> Observation<'a> {
+    /// The statistics' view of a sample.
+    pub fn of(s: &'a Sample) -> Self {
+        Observation {
+            label: &s.label,
+            start_ms: s.start_ms,
+            elapsed_us: s.elapsed_us,
+            success: s.success,
+            transaction: matches!(s.outcome, Outcome::Transaction { .. }),
+            code: ResponseCode::of(s),
+            bytes: s.bytes,
+            sent_bytes: s.sent_bytes,
+        }
+    }
+
+    /// The end of the sample, ms since the epoch.
+    fn end_ms(&self) -> u64 {
+        self.start_ms + self.elapsed_us / 1000
+    }
+}
+
+/// A response code as counted: kept without allocating, turned into its JTL text only for the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseCode<'a> {
+    /// An HTTP status, written as its decimal number.
+    Status(u16),
+    /// One of planrun's transport errors (`Non HTTP response code: <kind>`).
+    Error(ErrorKind),
+    /// Any other text, as written (a failing transaction's empty code, another tool's error text).
+    Text(&'a str),
+}
+
+impl ResponseCode<'static> {
+    /// The code of a sample; its text is [`Sample::response_code`].
+    pub fn of(s: &Sample) -> Self {
+        match &s.outcome {
+            Outcome::Response { status, .. } => ResponseCode::Status(*status),
+            Outcome::Error { kind, .. } => ResponseCode::Error(*kind),
+            Outcome::Transaction { failed: 0, .. } => ResponseCode::Status(200),
+            Outcome::Transaction { .. } => ResponseCode::Text(""),
+        }
+    }
+}
+
+impl<'a> ResponseCode<'a> {
+    /// The code written as `text`: a status when it is one written the usual way, else the text itself.
+    pub fn parse(text: &'a str) -> Self {
+        let canonical = !text.is_empty() && text.len() <= 5 && !text.starts_with('0');
+        match text.parse::<u16>() {
+            Ok(status) if canonical && text.bytes().all(|b| b.is_ascii_digit()) => ResponseCode::Status(status),
+            _ => ResponseCode::Text(text),
+        }
+    }
 }
 
 /// The statistics of one label, or of TOTAL.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SummaryRow {
     /// The label, or `TOTAL`.
     pub label: String,
@@ -66,7 +154,7 @@ pub struct SummaryRow {
 }
 
 /// Every label's row in order of first appearance, then TOTAL.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// One row per label, in order of first appearance.
     pub rows: Vec<SummaryRow>,
@@ -74,31 +162,18 @@ pub struct Summary {
     pub total: SummaryRow,
 }
 
-/// A response code kept without allocating; turned into its JTL text only for the summary.
+/// A response code counted without allocating: statuses and transport errors; other texts are counted apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Code {
     Status(u16),
     Error(ErrorKind),
-    TransactionPassed,
-    TransactionFailed,
 }
 
 impl Code {
-    fn of(s: &Sample) -> Code {
-        match &s.outcome {
-            Outcome::Response { status, .. } => Code::Status(*status),
-            Outcome::Error { kind, .. } => Code::Error(*kind),
-            Outcome::Transaction { failed: 0, .. } => Code::TransactionPassed,
-            Outcome::Transaction { .. } => Code::TransactionFailed,
-        }
-    }
-
     fn text(self) -> String {
         match self {
             Code::Status(status) => status.to_string(),
             Code::Error(kind) => format!("Non HTTP response code: {}", kind.as_str()),
-            Code::TransactionPassed => "200".into(),
-            Code::TransactionFailed => String::new(),
         }
     }
 }
@@ -118,6 +193,7 @@ struct Tally {
     first_start_ms: u64,
     last_end_ms: u64,
     codes: HashMap<Code, u64>,
+    text_codes: HashMap<Box<str>, u64>,
 }
 
 impl Default for Tally {
@@ -136,19 +212,20 @@ impl Default for Tally {
             first_start_ms: u64::MAX,
             last_end_ms: 0,
             codes: HashMap::new(),
+            text_codes: HashMap::new(),
         }
     }
 }
 
 impl Tally {
-    fn record(&mut self, s: &Sample) {
+    fn record(&mut self, s: &Observation<'_>) {
         let us = s.elapsed_us;
         if self.elapsed_us.record(us).is_err() {
             // Only when the histogram cannot grow further (beyond usize); keep the sample, clamped.
             self.elapsed_us.saturating_record(us);
         }
         self.count += 1;
-        self.transactions += u64::from(matches!(s.outcome, Outcome::Transaction { .. }));
+        self.transactions += u64::from(s.transaction);
         self.errors += u64::from(!s.success);
         self.sum_us += u128::from(us);
         self.sum_sq_us += u128::from(us) * u128::from(us);
@@ -158,21 +235,44 @@ impl Tally {
         self.sent_bytes += s.sent_bytes;
         self.first_start_ms = self.first_start_ms.min(s.start_ms);
         self.last_end_ms = self.last_end_ms.max(s.end_ms());
-        *self.codes.entry(Code::of(s)).or_insert(0) += 1;
+        let code = match s.code {
+            ResponseCode::Status(status) => Code::Status(status),
+            ResponseCode::Error(kind) => Code::Error(kind),
+            ResponseCode::Text(text) => {
+                match self.text_codes.get_mut(text) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.text_codes.insert(text.into(), 1);
+                    }
+                }
+                return;
+            }
+        };
+        *self.codes.entry(code).or_insert(0) += 1;
     }
 
-    fn row(&self, label: &str) -> SummaryRow {
+    fn row(&self, label: &str, resolution_us: u64) -> SummaryRow {
         let n = self.count as f64;
         let per_n = |x: f64| if self.count == 0 { 0.0 } else { x / n };
         let mean_us = per_n(self.sum_us as f64);
         let variance = (per_n(self.sum_sq_us as f64) - mean_us * mean_us).max(0.0);
         let window_s = self.last_end_ms.saturating_sub(self.first_start_ms) as f64 / 1000.0;
         let rate = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
-        // The histogram answers with the top of a bucket, which may lie above the largest sample.
-        let pct = |q: f64| ms(self.elapsed_us.value_at_quantile(q).min(self.max_us));
+        // The histogram answers with the top of a bucket, which may lie above the largest sample. When every
+        // sample is a multiple of the resolution, the sample in that bucket is its first such multiple.
+        let pct = |q: f64| {
+            let hist = &self.elapsed_us;
+            let top = hist.value_at_quantile(q);
+            let snapped = hist.lowest_equivalent(top).div_ceil(resolution_us) * resolution_us;
+            let value = if resolution_us > 1 && snapped <= top { snapped } else { top };
+            ms(value.min(self.max_us))
+        };
         let mut response_codes = BTreeMap::new();
         for (code, count) in &self.codes {
             *response_codes.entry(code.text()).or_insert(0) += count;
+        }
+        for (text, count) in &self.text_codes {
+            *response_codes.entry(text.to_string()).or_insert(0) += count;
         }
         SummaryRow {
             label: label.to_string(),
@@ -207,18 +307,40 @@ impl Stats {
         Self::default()
     }
 
+    /// Empty statistics of samples whose elapsed times are all multiples of `resolution_us` (1000 for the
+    /// whole milliseconds of a JTL): percentiles are then reported as such multiples, the exact sample values
+    /// rather than the top of a histogram bucket (for samples below about 1 s, where buckets are narrower).
+    pub fn with_resolution_us(resolution_us: u64) -> Self {
+        Stats { resolution_us: resolution_us.max(1), ..Self::default() }
+    }
+
+    /// The resolution given to [`Stats::with_resolution_us`] (1 by default).
+    pub fn resolution_us(&self) -> u64 {
+        self.resolution_us
+    }
+
     /// Adds one sample to its label and, unless it is a transaction, to TOTAL.
     pub fn record(&mut self, s: &Sample) {
-        let i = match self.index.get(&*s.label) {
+        if !self.index.contains_key(&*s.label) {
+            self.labels.push((s.label.clone(), Tally::default()));
+            self.index.insert(s.label.clone(), self.labels.len() - 1);
+        }
+        self.observe(&Observation::of(s));
+    }
+
+    /// Adds one observation to its label and, unless it is a transaction, to TOTAL.
+    pub fn observe(&mut self, s: &Observation<'_>) {
+        let i = match self.index.get(s.label) {
             Some(&i) => i,
             None => {
-                self.labels.push((s.label.clone(), Tally::default()));
-                self.index.insert(s.label.clone(), self.labels.len() - 1);
+                let label: Arc<str> = Arc::from(s.label);
+                self.labels.push((label.clone(), Tally::default()));
+                self.index.insert(label, self.labels.len() - 1);
                 self.labels.len() - 1
             }
         };
         self.labels[i].1.record(s);
-        if !matches!(s.outcome, Outcome::Transaction { .. }) {
+        if !s.transaction {
             self.total.record(s);
         }
     }
@@ -226,9 +348,30 @@ impl Stats {
     /// The figures so far; TOTAL's window runs from the first request's start to the last request's end.
     pub fn summary(&self) -> Summary {
         Summary {
-            rows: self.labels.iter().map(|(label, tally)| tally.row(label)).collect(),
-            total: self.total.row("TOTAL"),
+            rows: self.labels.iter().map(|(label, tally)| tally.row(label, self.resolution_us)).collect(),
+            total: self.total.row("TOTAL", self.resolution_us),
         }
+    }
+
+    /// Every label's histogram of elapsed times (µs, 3 significant digits), in order of first appearance.
+    pub fn histograms(&self) -> impl Iterator<Item = (&str, &Histogram<u64>)> {
+        self.labels.iter().map(|(label, tally)| (&**label, &tally.elapsed_us))
+    }
+
+    /// The label's histogram of elapsed times (µs), when it has samples.
+    pub fn histogram(&self, label: &str) -> Option<&Histogram<u64>> {
+        self.index.get(label).map(|&i| &self.labels[i].1.elapsed_us)
+    }
+
+    /// TOTAL's histogram of elapsed times (µs).
+    pub fn total_histogram(&self) -> &Histogram<u64> {
+        &self.total.elapsed_us
+    }
+
+    /// TOTAL's window: the first request's start and the last request's end, ms since the epoch; `None`
+    /// before the first request.
+    pub fn window_ms(&self) -> Option<(u64, u64)> {
+        (self.total.count > 0).then_some((self.total.first_start_ms, self.total.last_end_ms))
     }
 }
 
@@ -321,5 +464,57 @@ mod tests {
         stats.record(&Sample { elapsed_us: 300, ..sample("fast") });
         let row = stats.summary().total;
         assert_eq!((row.mean_ms, row.stddev_ms, row.throughput, row.p99_ms), (0.3, 0.0, 0.0, 0.3));
+    }
+
+    #[test]
+    fn observations_count_like_samples_and_texts_join_statuses() {
+        let mut stats = Stats::new();
+        let failed_tx =
+            Sample { outcome: Outcome::Transaction { children: 1, failed: 1 }, success: false, ..sample("tx") };
+        stats.write(&[sample("a"), failed_tx]).unwrap();
+        let observed = |code, transaction| Observation {
+            label: "a",
+            start_ms: 1_764_547_200_123,
+            elapsed_us: 4000,
+            success: true,
+            transaction,
+            code,
+            bytes: 0,
+            sent_bytes: 0,
+        };
+        stats.observe(&observed(ResponseCode::parse("202"), false));
+        stats.observe(&observed(ResponseCode::parse("Non HTTP response code: java.net.SocketException"), false));
+        stats.observe(&Observation { label: "tx", ..observed(ResponseCode::parse(""), true) });
+        let summary = stats.summary();
+        assert_eq!(summary.rows[0].response_codes.get("202"), Some(&2));
+        assert_eq!(summary.rows[0].response_codes.get("Non HTTP response code: java.net.SocketException"), Some(&1));
+        assert_eq!(summary.rows[1].response_codes, BTreeMap::from([(String::new(), 2)]));
+        assert_eq!((summary.total.samples, summary.rows[1].transactions), (3, 2));
+        assert_eq!(ResponseCode::parse("0200"), ResponseCode::Text("0200"));
+        assert_eq!(ResponseCode::parse("+200"), ResponseCode::Text("+200"));
+    }
+
+    #[test]
+    fn whole_millisecond_resolution_gives_whole_millisecond_percentiles() {
+        let mut stats = Stats::with_resolution_us(1000);
+        for i in (1..=2000u64).rev() {
+            let code = ResponseCode::Status(200);
+            let o = Observation {
+                label: "ms",
+                start_ms: 0,
+                elapsed_us: i * 1000,
+                success: true,
+                transaction: false,
+                code,
+                bytes: 0,
+                sent_bytes: 0,
+            };
+            stats.observe(&o);
+        }
+        let row = stats.summary().total;
+        assert_eq!(
+            (row.p50_ms, row.p90_ms, row.p95_ms, row.p99_ms, row.p999_ms),
+            (1000.0, 1800.0, 1900.0, 1980.0, 1998.0)
+        );
     }
 }

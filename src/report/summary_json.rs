@@ -1,0 +1,114 @@
+//! The summary JSON (`--summary-json FILE`): the end-of-run statistics, per label and TOTAL, for CI and for
+//! `planrun compare`. The format is documented in `docs/results.md` and `schemas/summary.schema.json`.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::results::ResultsError;
+use crate::sink::stats::{Stats, Summary, SummaryRow};
+
+/// The value of the `format` field.
+pub const FORMAT: &str = "planrun-summary";
+
+/// The value of the `version` field; bumped when a field changes meaning or goes away (not when one is added).
+pub const VERSION: u32 = 1;
+
+/// The file's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// The first request's start, ms since the Unix epoch; `null` when there was none.
+    pub start_ms: Option<u64>,
+    /// The last request's end, ms since the Unix epoch; `null` when there was none.
+    pub end_ms: Option<u64>,
+    /// One row per label, in order of first appearance.
+    pub labels: Vec<SummaryRow>,
+    /// All requests (transactions left out).
+    pub total: SummaryRow,
+}
+
+impl SummaryFile {
+    /// The statistics' summary.
+    pub fn new(stats: &Stats) -> Self {
+        let summary = stats.summary();
+        let window = stats.window_ms();
+        SummaryFile {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            start_ms: window.map(|w| w.0),
+            end_ms: window.map(|w| w.1),
+            labels: summary.rows,
+            total: summary.total,
+        }
+    }
+
+    /// The rows as a [`Summary`], for the table.
+    pub fn summary(&self) -> Summary {
+        Summary { rows: self.labels.clone(), total: self.total.clone() }
+    }
+
+    /// Pretty-printed JSON, ending with a newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a summary always serializes");
+        text.push('\n');
+        text
+    }
+
+    /// Writes the file, creating its parent directories.
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        write_file(path, self.to_json().as_bytes())
+    }
+
+    /// Reads a summary JSON file.
+    pub fn read(path: &Path) -> Result<Self, ResultsError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Io { path: name.clone(), source })?;
+        let bad = |line, message| ResultsError::BadRow { path: name.clone(), line, message };
+        let file: SummaryFile = serde_json::from_str(&text)
+            .map_err(|e| bad(e.line() as u64, format!("not a planrun summary JSON: {e}")))?;
+        if file.format != FORMAT || file.version != VERSION {
+            let message = format!(
+                "format `{}` version {}: this planrun reads `{FORMAT}` version {VERSION}",
+                file.format, file.version
+            );
+            return Err(bad(1, message));
+        }
+        Ok(file)
+    }
+}
+
+/// Writes `bytes` to `path`, creating its parent directories.
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::jtl::tests::sample;
+
+    #[test]
+    fn round_trips() {
+        let mut stats = Stats::new();
+        stats.record(&sample("a"));
+        let file = SummaryFile::new(&stats);
+        assert_eq!((file.start_ms, file.end_ms), (Some(1_764_547_200_123), Some(1_764_547_200_127)));
+        let path = std::env::temp_dir().join(format!("planrun-summary-json-{}/s.json", std::process::id()));
+        file.write(&path).unwrap();
+        assert_eq!(SummaryFile::read(&path).unwrap(), file);
+        std::fs::write(&path, "{\"format\": \"x\"}").unwrap();
+        let err = SummaryFile::read(&path).unwrap_err().to_string();
+        assert!(err.contains("not a planrun summary JSON: missing field"), "{err}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+}
