@@ -23,6 +23,9 @@ pub enum ErrorKind {
     Redirect,
     /// The request could not be built (a template failed to render, a bad URL).
     BadRequest,
+    /// TLS failed: the handshake (an untrusted or wrong certificate, no common protocol, a client certificate
+    /// refused), a fatal alert later on, or TLS settings that cannot be used.
+    Tls,
 }
 
 impl ErrorKind {
@@ -38,6 +41,7 @@ impl ErrorKind {
             ErrorKind::InvalidResponse => "InvalidResponse",
             ErrorKind::Redirect => "Redirect",
             ErrorKind::BadRequest => "BadRequest",
+            ErrorKind::Tls => "Tls",
         }
     }
 }

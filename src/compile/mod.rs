@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 
-use crate::plan::model::{Assertion, Check, DataSet, Defaults, Load, Plan, Step, Think, ThreadGroup};
+use crate::plan::model::{
+    Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Step, Think, ThreadGroup,
+};
 use crate::template::{Shared, TemplateError, Templates, Tpl, FORM_ENCODE};
 use target::Base;
 
@@ -47,6 +49,8 @@ pub struct GroupGraph {
     pub load: Load,
     /// Virtual users (closed), the most at once (closed stages) or the pool size (open).
     pub threads: u32,
+    /// When the group runs.
+    pub phase: Phase,
     /// Start the users evenly over this time.
     pub ramp_up: Duration,
     /// Iterations per user, if bounded.
@@ -66,6 +70,56 @@ pub enum StepNode {
     Request(Box<RequestNode>),
     /// A pause.
     Think(Think),
+    /// A parent sample over its steps.
+    Transaction {
+        /// The label.
+        name: Arc<str>,
+        /// The steps.
+        steps: Vec<StepNode>,
+    },
+    /// Steps run when the condition renders true.
+    If {
+        /// The condition.
+        cond: Tpl,
+        /// When true.
+        then: Vec<StepNode>,
+        /// When false.
+        otherwise: Vec<StepNode>,
+    },
+    /// Steps run `count` times.
+    Loop {
+        /// How many times.
+        count: u64,
+        /// The steps.
+        steps: Vec<StepNode>,
+    },
+    /// Steps run while the condition renders true, at most `max` times.
+    While {
+        /// The condition.
+        cond: Tpl,
+        /// The bound.
+        max: u64,
+        /// The steps.
+        steps: Vec<StepNode>,
+    },
+    /// Steps run per item of a list.
+    ForEach {
+        /// Renders the list as JSON.
+        list: Tpl,
+        /// The item's variable.
+        var: Arc<str>,
+        /// The steps.
+        steps: Vec<StepNode>,
+    },
+    /// Steps run once per user; `id` tells the blocks apart.
+    Once {
+        /// Unique within the graph.
+        id: usize,
+        /// The steps.
+        steps: Vec<StepNode>,
+    },
+    /// One branch by weight: `(cumulative weight, steps)`, the last weight being the total.
+    Random(Vec<(u32, Vec<StepNode>)>),
 }
 
 /// A request step, compiled.
@@ -77,7 +131,7 @@ pub struct RequestNode {
     pub target: Tpl,
     /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
     pub headers: Vec<(HeaderName, Tpl)>,
-    /// True when an assertion reads the body, so it must be kept (otherwise it is only counted).
+    /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
     pub needs_body: bool,
     /// The step's line in the plan, named in assertion failures.
     pub line: u32,
@@ -112,7 +166,7 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
         .groups
         .into_iter()
         .enumerate()
-        .map(|(i, g)| group(g, i as u32 + 1, &mut templates))
+        .map(|(i, g)| group(g, i as u32 + 1, &mut StepCx { templates: &mut templates, once_ids: 0 }))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Graph {
         name: plan.name,
@@ -128,9 +182,10 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
     })
 }
 
-fn group(g: ThreadGroup, number: u32, templates: &mut Templates) -> Result<GroupGraph, CompileError> {
-    let steps = g.steps.into_iter().map(|s| step(s, templates)).collect::<Result<Vec<_>, _>>()?;
+fn group(g: ThreadGroup, number: u32, cx: &mut StepCx) -> Result<GroupGraph, CompileError> {
+    let steps = steps(g.steps, cx)?;
     Ok(GroupGraph {
+        phase: g.phase,
         name: g.name,
         number,
         load: g.load,
@@ -143,9 +198,38 @@ fn group(g: ThreadGroup, number: u32, templates: &mut Templates) -> Result<Group
     })
 }
 
-fn step(s: Step, templates: &mut Templates) -> Result<StepNode, CompileError> {
+struct StepCx<'a> {
+    templates: &'a mut Templates,
+    once_ids: usize,
+}
+
+fn steps(steps: Vec<Step>, cx: &mut StepCx) -> Result<Vec<StepNode>, CompileError> {
+    steps.into_iter().map(|s| step(s, cx)).collect()
+}
+
+fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
     Ok(match s {
         Step::Think(t) => StepNode::Think(t),
+        Step::Transaction { name, steps: inner } => StepNode::Transaction { name, steps: steps(inner, cx)? },
+        Step::If { cond, then, otherwise } => {
+            StepNode::If { cond, then: steps(then, cx)?, otherwise: steps(otherwise, cx)? }
+        }
+        Step::Loop { count, steps: inner } => StepNode::Loop { count, steps: steps(inner, cx)? },
+        Step::While { cond, max, steps: inner } => StepNode::While { cond, max, steps: steps(inner, cx)? },
+        Step::ForEach { list, var, steps: inner } => StepNode::ForEach { list, var, steps: steps(inner, cx)? },
+        Step::Once(inner) => {
+            cx.once_ids += 1;
+            StepNode::Once { id: cx.once_ids, steps: steps(inner, cx)? }
+        }
+        Step::Random(branches) => {
+            let mut total = 0u32;
+            let mut out = Vec::with_capacity(branches.len());
+            for (weight, inner) in branches {
+                total = total.saturating_add(weight);
+                out.push((total, steps(inner, cx)?));
+            }
+            StepNode::Random(out)
+        }
         Step::Request(mut r) => {
             let headers = std::mem::take(&mut r.headers)
                 .into_iter()
@@ -156,10 +240,20 @@ fn step(s: Step, templates: &mut Templates) -> Result<StepNode, CompileError> {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let needs_body = r.asserts.iter().any(|a: &Assertion| {
-                matches!(a.check, Check::BodyContains(_) | Check::BodyNotContains(_) | Check::BodyMatches(_))
-            });
+                matches!(
+                    a.check,
+                    Check::BodyContains(_)
+                        | Check::BodyNotContains(_)
+                        | Check::BodyMatches(_)
+                        | Check::JsonPath { .. }
+                        | Check::Expr(_)
+                )
+            }) || r
+                .extract
+                .iter()
+                .any(|e| matches!(e.from, ExtractFrom::Regex { .. } | ExtractFrom::JsonPath { .. }));
             let line = r.span.line;
-            let target = target_template(&r.url, &r.query, templates)
+            let target = target_template(&r.url, &r.query, cx.templates)
                 .map_err(|e| CompileError::Template { step: r.name.to_string(), message: e.message })?;
             StepNode::Request(Box::new(RequestNode { step: *r, target, headers, needs_body, line }))
         }

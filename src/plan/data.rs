@@ -1,12 +1,398 @@
 //! `data:`: CSV data sets, checked at load time (file, columns, ragged rows) without keeping their rows.
+//!
+//! Each file is read once, streaming, with the csv crate: the rows are counted and every one is checked to
+//! have as many fields as the header (or `columns:`), so a bad file is refused before anything is sent,
+//! with the file's own line number. Memory does not depend on the file's size; time does (one pass).
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Arc;
 
 use super::decode::Ctx;
-use super::model::DataSet;
-use super::node::Node;
+use super::model::{DataMode, DataScope, DataSet, OnEof};
+use super::node::{Node, Value};
+use crate::diag::{did_you_mean, Diagnostic};
+use crate::source::Span;
 
-/// Validates the `data:` mapping.
+const SET_KEYS: &[&str] = &["file", "delimiter", "columns", "mode", "scope", "on_eof"];
+const MODES: &[(&str, DataMode)] =
+    &[("sequential", DataMode::Sequential), ("random", DataMode::Random), ("unique", DataMode::Unique)];
+const SCOPES: &[(&str, DataScope)] = &[("shared", DataScope::Shared), ("per_thread", DataScope::PerThread)];
+const ON_EOF: &[(&str, OnEof)] =
+    &[("recycle", OnEof::Recycle), ("stop_thread", OnEof::StopThread), ("stop_run", OnEof::StopRun)];
+/// Names templates already give a meaning to.
+const RESERVED: &[&str] = &["vu", "iteration", "group", "props", "stub"];
+/// A UTF-8 byte order mark, which spreadsheet programs put at the start of the CSV files they save.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// Read buffer of the load-time scan.
+const SCAN_BUFFER: usize = 64 << 10;
+
+/// Validates the `data:` mapping: every set's keys and values, and its file, scanned once.
 pub fn data_sets(cx: &mut Ctx, node: &Node) -> Option<Vec<DataSet>> {
-    let _ = node;
-    let _ = cx;
-    Some(Vec::new())
+    let Some(entries) = node.as_map() else {
+        cx.type_error(node, "data: a mapping of data set names to { file, ... }");
+        return None;
+    };
+    let mut sets = Vec::new();
+    let mut ok = true;
+    let mut seen = HashSet::new();
+    for (key, value) in entries {
+        let mut named = set_name(cx, &key.name, key.span);
+        if !seen.insert(key.name.as_str()) {
+            cx.error(Diagnostic::new(key.span, format!("data set `{}` is declared twice", key.name)));
+            named = false;
+        }
+        match data_set(cx, &key.name, value) {
+            Some(set) if named => sets.push(set),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(sets)
+}
+
+/// Checks that a set's name can be read in a template and means nothing else there.
+fn set_name(cx: &mut Ctx, name: &str, span: Span) -> bool {
+    let mut chars = name.chars();
+    let word = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !word {
+        let fixed: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        cx.error(
+            Diagnostic::new(span, format!("data set name `{name}` cannot be read in templates"))
+                .hint(format!("use letters, digits and `_`, starting with a letter, e.g. `{fixed}`")),
+        );
+        return false;
+    }
+    if RESERVED.contains(&name) || cx.templates.function_names().iter().any(|f| f == name) {
+        cx.error(
+            Diagnostic::new(span, format!("data set name `{name}` is already a name in templates"))
+                .hint("give the data set another name"),
+        );
+        return false;
+    }
+    true
+}
+
+/// One data set: its keys, their combinations, and its file.
+fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
+    let f = cx.fields(node, "data set", SET_KEYS)?;
+    let file_node = cx.require(&f, "file");
+    let written = file_node.and_then(|n| cx.load_time_text(n, "file"));
+    let delimiter = f.get("delimiter").map_or(Some(b','), |d| delimiter(cx, d));
+    let columns = f.get("columns").map(|c| columns(cx, c));
+    let mode = f.get("mode").map_or(Some(DataMode::Sequential), |m| choice(cx, m, "mode", MODES));
+    let scope = f.get("scope").map_or(Some(DataScope::Shared), |s| choice(cx, s, "scope", SCOPES));
+    let on_eof = f.get("on_eof").map(|e| choice(cx, e, "on_eof", ON_EOF));
+    let (mode, scope) = (mode?, scope?);
+    let on_eof = match on_eof {
+        Some(e) => e?,
+        None if mode == DataMode::Unique => OnEof::StopThread,
+        None => OnEof::Recycle,
+    };
+    if !combination(cx, &f, mode, scope, on_eof) {
+        return None;
+    }
+    let (file_node, written, delimiter) = (file_node?, written?, delimiter?);
+    let columns = match columns {
+        Some(c) => Some(c?),
+        None => None,
+    };
+    let path = cx.source.dir().join(&written);
+    let has_header = columns.is_none();
+    let scan = scan(cx, file_node, &written, &path, delimiter, columns.as_deref())?;
+    let columns = match columns {
+        Some(c) => c.into_iter().map(|(name, _)| name).collect(),
+        None => scan.header,
+    };
+    // Unique rows are handed out once across the run, so they have one cursor whatever `scope` says.
+    let scope = if mode == DataMode::Unique { DataScope::Shared } else { scope };
+    Some(DataSet {
+        name: Arc::from(name),
+        file: path,
+        delimiter,
+        columns,
+        has_header,
+        mode,
+        scope,
+        on_eof,
+        rows: scan.rows,
+    })
+}
+
+/// Refuses the settings that contradict each other, at the value that was written; true when none do.
+fn combination(cx: &mut Ctx, f: &super::decode::Fields, mode: DataMode, scope: DataScope, on_eof: OnEof) -> bool {
+    let mut ok = true;
+    if mode == DataMode::Unique && scope == DataScope::PerThread {
+        if let Some(s) = f.get("scope") {
+            cx.error(
+                Diagnostic::new(s.span, "`scope: per_thread` cannot be used with `mode: unique`")
+                    .hint("unique hands each row out once in the whole run, so its cursor is always shared; remove `scope`, or use `mode: sequential` to give each thread the whole file"),
+            );
+            ok = false;
+        }
+    }
+    if mode == DataMode::Unique && on_eof == OnEof::Recycle {
+        if let Some(e) = f.get("on_eof") {
+            cx.error(
+                Diagnostic::new(e.span, "`on_eof: recycle` cannot be used with `mode: unique`")
+                    .expected("stop_thread (the default) or stop_run")
+                    .hint("unique hands each row out once; use `mode: sequential` to go round the file again"),
+            );
+            ok = false;
+        }
+    }
+    if mode == DataMode::Random && on_eof != OnEof::Recycle {
+        if let Some(e) = f.get("on_eof") {
+            cx.error(
+                Diagnostic::new(e.span, "`on_eof` has no effect with `mode: random`")
+                    .hint("random draws rows with repetition and never runs out; remove `on_eof`, or use `mode: unique` to hand each row out once"),
+            );
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// One of a fixed set of words, with "did you mean" and the list of allowed ones.
+fn choice<T: Copy>(cx: &mut Ctx, node: &Node, what: &str, options: &[(&'static str, T)]) -> Option<T> {
+    let text = cx.string(node, what)?;
+    if let Some((_, v)) = options.iter().find(|(word, _)| *word == text) {
+        return Some(*v);
+    }
+    let words: Vec<&str> = options.iter().map(|(word, _)| *word).collect();
+    let hint = did_you_mean(&text, words.iter().copied()).map(|s| format!("did you mean `{s}`?"));
+    cx.error(
+        Diagnostic::new(node.span, format!("unknown {what} `{text}`"))
+            .expected(format!("one of: {}", words.join(", ")))
+            .maybe_hint(hint),
+    );
+    None
+}
+
+/// One ASCII character; `\t` written out (two characters) is a tab too, as YAML plain scalars cannot hold one.
+fn delimiter(cx: &mut Ctx, node: &Node) -> Option<u8> {
+    let text = cx.string(node, "delimiter")?;
+    let byte = match text.as_bytes() {
+        [b] if b.is_ascii() => Some(*b),
+        b"\\t" => Some(b'\t'),
+        _ => None,
+    };
+    match byte {
+        Some(b'"' | b'\n' | b'\r') | None => {
+            let shown = text.escape_debug();
+            cx.error(
+                Diagnostic::new(node.span, format!("delimiter must be one ASCII character, got `{shown}`"))
+                    .expected("one character, like \",\", \";\", \"|\" or \"\\t\"")
+                    .hint("the delimiter separates fields; it cannot be a quote or a line break"),
+            );
+            None
+        }
+        Some(b) => Some(b),
+    }
+}
+
+/// `columns:`: a list of distinct names, each with where it is written.
+fn columns(cx: &mut Ctx, node: &Node) -> Option<Vec<(Arc<str>, Span)>> {
+    let Value::Seq(items) = &node.value else {
+        cx.type_error(node, "columns: a list of column names, e.g. [phone, name]");
+        return None;
+    };
+    if items.is_empty() {
+        cx.error(Diagnostic::new(node.span, "columns: the list is empty").hint("name every column of the file"));
+        return None;
+    }
+    let mut out: Vec<(Arc<str>, Span)> = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(name) = cx.string(item, "column name") else {
+            ok = false;
+            continue;
+        };
+        if name.trim().is_empty() {
+            cx.error(Diagnostic::new(item.span, "a column name is empty"));
+            ok = false;
+        } else if out.iter().any(|(n, _)| **n == *name) {
+            cx.error(
+                Diagnostic::new(item.span, format!("column `{name}` is named twice"))
+                    .hint("each column needs its own name"),
+            );
+            ok = false;
+        }
+        out.push((Arc::from(name.as_str()), item.span));
+    }
+    ok.then_some(out)
+}
+
+/// What the load-time pass over a file found.
+struct Scan {
+    /// The header's names (empty when `columns:` was given).
+    header: Vec<Arc<str>>,
+    /// Data rows.
+    rows: u64,
+}
+
+/// The first row whose field count is wrong, and how many are.
+#[derive(Default)]
+struct Ragged {
+    first: Option<(u64, usize)>,
+    count: u64,
+}
+
+/// Reads the file once, streaming: header, row count, field counts, UTF-8. Problems point at `file:`.
+fn scan(
+    cx: &mut Ctx,
+    at: &Node,
+    written: &str,
+    path: &Path,
+    delimiter: u8,
+    columns: Option<&[(Arc<str>, Span)]>,
+) -> Option<Scan> {
+    let cannot_read = |cx: &mut Ctx, e: &dyn std::fmt::Display| {
+        cx.error(
+            Diagnostic::new(at.span, format!("cannot read data file `{}`: {e}", path.display()))
+                .hint("paths are relative to the plan file"),
+        );
+    };
+    let file = match open_past_bom(path) {
+        Ok(f) => f,
+        Err(e) => {
+            cannot_read(cx, &e);
+            return None;
+        }
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .buffer_capacity(SCAN_BUFFER)
+        .from_reader(file);
+    let mut record = csv::ByteRecord::new();
+    let mut header: Option<Vec<Arc<str>>> = None;
+    let mut expected = columns.map(<[_]>::len);
+    let mut rows = 0u64;
+    let mut ragged = Ragged::default();
+    let mut bad_utf8: Option<u64> = None;
+    let mut ok = true;
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                cannot_read(cx, &e);
+                return None;
+            }
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if record.iter().any(|field| std::str::from_utf8(field).is_err()) {
+            bad_utf8.get_or_insert(line);
+        }
+        let Some(want) = expected else {
+            // A header with a problem still gives the field count, so the rows are checked too.
+            expected = Some(record.len());
+            let names = header_names(cx, at, written, &record, line);
+            ok &= names.is_some();
+            header = Some(names.unwrap_or_default());
+            continue;
+        };
+        if rows == 0 && columns.is_some_and(|c| looks_like(&record, c)) {
+            cx.error(
+                Diagnostic::new(at.span, format!("{written}:{line}: the first row repeats `columns:`"))
+                    .hint("with `columns:` the file has no header row: remove the header row, or remove `columns:` to read the names from it"),
+            );
+            ok = false;
+        }
+        if record.len() != want {
+            ragged.first.get_or_insert((line, record.len()));
+            ragged.count += 1;
+        }
+        rows += 1;
+    }
+    if let Some(line) = bad_utf8 {
+        cx.error(
+            Diagnostic::new(at.span, format!("{written}:{line}: row is not valid UTF-8"))
+                .hint("save the file as UTF-8"),
+        );
+        ok = false;
+    }
+    if let Some((line, found)) = ragged.first {
+        let want = expected.unwrap_or_default();
+        let names: Vec<&str> = match (&header, columns) {
+            (_, Some(c)) => c.iter().map(|(n, _)| &**n).collect(),
+            (Some(h), None) => h.iter().map(|n| &**n).collect(),
+            (None, None) => Vec::new(),
+        };
+        let names = if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
+        let source = if columns.is_some() { "`columns:` names" } else { "the header row names" };
+        let more = match ragged.count - 1 {
+            0 => String::new(),
+            1 => "; 1 more row has the wrong number of fields too".to_string(),
+            n => format!("; {n} more rows have the wrong number of fields too"),
+        };
+        let quote = if found > want { "; a field that contains the delimiter must be quoted" } else { "" };
+        cx.error(
+            Diagnostic::new(at.span, format!("{written}:{line}: row has {found} fields, expected {want}"))
+                .hint(format!("{source} {want} columns{names}{more}{quote}")),
+        );
+        ok = false;
+    }
+    if rows == 0 {
+        let (message, hint) = match header {
+            None => (format!("data file `{written}` is empty"), "add a header row and at least one row of data"),
+            Some(_) => (format!("data file `{written}` has a header row but no data"), "add at least one row of data"),
+        };
+        let hint = if columns.is_some() { "add at least one row of data" } else { hint };
+        cx.error(Diagnostic::new(at.span, message).hint(hint));
+        ok = false;
+    }
+    ok.then(|| Scan { header: header.unwrap_or_default(), rows })
+}
+
+/// The file, positioned after its UTF-8 byte order mark if it has one.
+fn open_past_bom(path: &Path) -> std::io::Result<File> {
+    let mut file = File::open(path)?;
+    let start = bom_len(&mut file)?;
+    file.seek(SeekFrom::Start(start))?;
+    Ok(file)
+}
+
+/// 3 when the file starts with a UTF-8 byte order mark, else 0.
+fn bom_len(file: &mut File) -> std::io::Result<u64> {
+    let mut head = [0u8; 3];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(if head[..got] == *BOM { 3 } else { 0 })
+}
+
+/// The header row's names, trimmed (templates read them as `set.name`), distinct and non-empty.
+fn header_names(cx: &mut Ctx, at: &Node, written: &str, record: &csv::ByteRecord, line: u64) -> Option<Vec<Arc<str>>> {
+    let names: Vec<String> = record.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect();
+    let mut ok = true;
+    if let Some(i) = names.iter().position(String::is_empty) {
+        cx.error(
+            Diagnostic::new(at.span, format!("{written}:{line}: column {} of the header row has no name", i + 1))
+                .hint("name every column in the header row, or give `columns:` when the file has no header"),
+        );
+        ok = false;
+    }
+    let mut seen = HashSet::new();
+    if let Some(dup) = names.iter().find(|n| !n.is_empty() && !seen.insert(n.as_str())) {
+        cx.error(
+            Diagnostic::new(at.span, format!("{written}:{line}: column `{dup}` appears twice in the header row"))
+                .hint("each column needs its own name"),
+        );
+        ok = false;
+    }
+    ok.then(|| names.iter().map(|n| Arc::from(n.as_str())).collect())
+}
+
+/// True when a row holds exactly the names of `columns:` (a header row the plan says is not there).
+fn looks_like(record: &csv::ByteRecord, columns: &[(Arc<str>, Span)]) -> bool {
+    record.len() == columns.len() && record.iter().zip(columns).all(|(f, (c, _))| f.trim_ascii() == c.as_bytes())
 }

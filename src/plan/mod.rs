@@ -7,6 +7,7 @@ mod load;
 pub mod model;
 pub mod node;
 mod request;
+mod steps;
 mod validate;
 
 pub use duration::parse as parse_duration;

@@ -31,8 +31,19 @@ pub struct Plan {
     pub variables: Vec<(Arc<str>, Tpl)>,
     /// CSV data sets, read as `{{ name.column }}`; each virtual user takes a row per iteration.
     pub data: Vec<DataSet>,
-    /// The thread groups, in plan order.
+    /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
     pub groups: Vec<ThreadGroup>,
+}
+
+/// When a group runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// Before the main groups.
+    Setup,
+    /// The main load.
+    Main,
+    /// After the main groups.
+    Teardown,
 }
 
 /// Settings every request inherits.
@@ -98,6 +109,8 @@ pub struct Stage {
 pub struct ThreadGroup {
     /// The group's name (threadName prefix).
     pub name: Arc<str>,
+    /// When it runs.
+    pub phase: Phase,
     /// How it makes load.
     pub load: Load,
     /// Number of virtual users (closed), the most at any time (closed stages), or `max_threads` (open).
@@ -139,6 +152,51 @@ pub enum Step {
     Request(Box<RequestStep>),
     /// Pause.
     Think(Think),
+    /// A parent sample over its steps, like JMeter's Transaction Controller.
+    Transaction {
+        /// The transaction's label.
+        name: Arc<str>,
+        /// Its steps.
+        steps: Vec<Step>,
+    },
+    /// Steps run when a condition renders true.
+    If {
+        /// The condition, a template.
+        cond: Tpl,
+        /// Run when true.
+        then: Vec<Step>,
+        /// Run when false.
+        otherwise: Vec<Step>,
+    },
+    /// Steps run a fixed number of times.
+    Loop {
+        /// How many times.
+        count: u64,
+        /// The steps.
+        steps: Vec<Step>,
+    },
+    /// Steps run while a condition renders true, at most `max` times.
+    While {
+        /// The condition, a template.
+        cond: Tpl,
+        /// The bound.
+        max: u64,
+        /// The steps.
+        steps: Vec<Step>,
+    },
+    /// Steps run once per item of a list, the item in a variable.
+    ForEach {
+        /// The list, a template rendering JSON.
+        list: Tpl,
+        /// The variable that holds the item.
+        var: Arc<str>,
+        /// The steps.
+        steps: Vec<Step>,
+    },
+    /// Steps run once per virtual user.
+    Once(Vec<Step>),
+    /// One branch chosen at random by weight.
+    Random(Vec<(u32, Vec<Step>)>),
 }
 
 /// A request step.
@@ -162,6 +220,46 @@ pub struct RequestStep {
     pub timeout: Duration,
     /// Checks on the response.
     pub asserts: Vec<Assertion>,
+    /// Values captured from the response into the user's variables.
+    pub extract: Vec<Extractor>,
+}
+
+/// Captures a value from a response into a per-user variable.
+#[derive(Debug)]
+pub struct Extractor {
+    /// The variable.
+    pub name: Arc<str>,
+    /// Where it is written in the plan.
+    pub span: Span,
+    /// Where the value comes from.
+    pub from: ExtractFrom,
+    /// The value when nothing matched; without one, no match fails the sample.
+    pub default: Option<String>,
+}
+
+/// Where an extractor looks.
+#[derive(Debug)]
+pub enum ExtractFrom {
+    /// A regex on the body: the capture group of the n-th match (1-based; 0 = a random match; -1 = all, as a list).
+    Regex {
+        /// The regex.
+        regex: Regex,
+        /// The capture group (0 = the whole match).
+        group: usize,
+        /// Which match.
+        match_no: i64,
+    },
+    /// A JSONPath query on the body: the n-th node (as above).
+    JsonPath {
+        /// The query.
+        path: Box<serde_json_path::JsonPath>,
+        /// Which node.
+        match_no: i64,
+    },
+    /// A response header.
+    Header(String),
+    /// A cookie from the user's jar, after the response was stored.
+    Cookie(String),
 }
 
 /// A request body: exactly one kind.
@@ -246,6 +344,46 @@ pub enum Check {
     MaxMs(u64),
     /// The response is at most this many bytes.
     MaxBytes(u64),
+    /// A JSONPath query on the body.
+    JsonPath {
+        /// The query, as written.
+        text: String,
+        /// The query.
+        path: Box<serde_json_path::JsonPath>,
+        /// What its result must be.
+        expect: JsonExpect,
+    },
+    /// A response header.
+    Header {
+        /// The header name.
+        name: String,
+        /// What it must be.
+        expect: TextExpect,
+    },
+    /// A template that must render true; it reads `response.status`, `.headers`, `.body`, `.json`.
+    Expr(Tpl),
+}
+
+/// What a JSONPath query must give.
+#[derive(Debug)]
+pub enum JsonExpect {
+    /// The first node equals this value.
+    Equals(serde_json::Value),
+    /// The query finds something (true) or nothing (false).
+    Exists(bool),
+    /// The first node, as text, matches.
+    Matches(Regex),
+}
+
+/// What a text must be.
+#[derive(Debug)]
+pub enum TextExpect {
+    /// Exactly this.
+    Equals(String),
+    /// Matching this.
+    Matches(Regex),
+    /// Present at all.
+    Exists,
 }
 
 /// One accepted status: a code or a class like `2xx`.

@@ -6,7 +6,10 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::decode::{Ctx, Fields, Names};
-use super::model::{Assertion, Body, Check, Defaults, JsonTpl, Part, RequestStep, StatusMatch};
+use super::model::{
+    Assertion, Body, Check, Defaults, ExtractFrom, Extractor, JsonExpect, JsonTpl, Part, RequestStep, StatusMatch,
+    TextExpect,
+};
 use super::node::{Node, Value};
 use crate::diag::Diagnostic;
 use crate::source::Span;
@@ -16,15 +19,28 @@ const REQUEST_KEYS: &[&str] =
     &["method", "url", "query", "headers", "form", "multipart", "json", "body", "content_type", "timeout"];
 const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
 const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
-const ASSERT_KEYS: &[&str] = &["status", "body_contains", "body_not_contains", "body_matches", "max_ms", "max_bytes"];
+const ASSERT_KEYS: &[&str] = &[
+    "status",
+    "body_contains",
+    "body_not_contains",
+    "body_matches",
+    "max_ms",
+    "max_bytes",
+    "jsonpath",
+    "header",
+    "expr",
+];
+const EXTRACT_KEYS: &[&str] = &["regex", "group", "match_no", "jsonpath", "header", "cookie", "default"];
 
-/// Validates `request:` (and the step's `assert:`) into a request step.
+/// Validates `request:` (and the step's `assert:` and `extract:`) into a request step.
+#[allow(clippy::too_many_arguments)]
 pub fn request_step(
     cx: &mut Ctx,
     name: Arc<str>,
     step: &Node,
     node: &Node,
     asserts: Option<&Node>,
+    extract: Option<&Node>,
     defaults: &Defaults,
     names: &Names,
 ) -> Option<RequestStep> {
@@ -42,11 +58,15 @@ pub fn request_step(
         None => Some(defaults.timeout),
     };
     let asserts = match asserts {
-        Some(a) => assertions(cx, a),
+        Some(a) => assertions(cx, a, names),
         None => Some(Vec::new()),
     };
-    let (method, url, query, own_headers, body, timeout, asserts) =
-        (method?, url?, query?, own_headers?, body?, timeout?, asserts?);
+    let extract = match extract {
+        Some(e) => extractors(cx, e),
+        None => Some(Vec::new()),
+    };
+    let (method, url, query, own_headers, body, timeout, asserts, extract) =
+        (method?, url?, query?, own_headers?, body?, timeout?, asserts?, extract?);
     if let Some(ct) = own_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
         check_content_type(cx, &f, &body, ct);
     }
@@ -57,7 +77,7 @@ pub fn request_step(
         .cloned()
         .collect();
     headers.extend(own_headers);
-    Some(RequestStep { name, span: step.span, method, url, query, headers, body, timeout, asserts })
+    Some(RequestStep { name, span: step.span, method, url, query, headers, body, timeout, asserts, extract })
 }
 
 fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {
@@ -231,7 +251,7 @@ fn check_content_type(cx: &mut Ctx, f: &Fields, body: &Body, header: &(String, T
     }
 }
 
-fn assertions(cx: &mut Ctx, node: &Node) -> Option<Vec<Assertion>> {
+fn assertions(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Assertion>> {
     let Value::Seq(items) = &node.value else {
         cx.type_error(node, "assert: a list like [ { status: 200 } ]");
         return None;
@@ -268,6 +288,13 @@ fn assertions(cx: &mut Ctx, node: &Node) -> Option<Vec<Assertion>> {
                 _ => cx.count(value, "max_ms", 0).map(Check::MaxMs),
             },
             "max_bytes" => cx.count(value, "max_bytes", 0).map(Check::MaxBytes),
+            "jsonpath" => json_check(cx, value),
+            "header" => header_check(cx, value),
+            "expr" => {
+                let mut with_response = names.clone();
+                with_response.insert("response".into());
+                cx.template_node(value, "expr", &with_response).map(Check::Expr)
+            }
             _ => None,
         };
         match check {
@@ -304,4 +331,128 @@ fn one_status(cx: &mut Ctx, node: &Node) -> Option<StatusMatch> {
         },
         _ => bad(cx, node.span),
     }
+}
+
+fn json_path(cx: &mut Ctx, node: &Node, what: &str) -> Option<(String, Box<serde_json_path::JsonPath>)> {
+    let text = cx.string(node, what)?;
+    match serde_json_path::JsonPath::parse(&text) {
+        Ok(p) => Some((text, Box::new(p))),
+        Err(e) => {
+            cx.error(
+                Diagnostic::new(node.span, format!("{what}: invalid JSONPath: {e}"))
+                    .hint("JSONPath as in RFC 9535, e.g. $.items[0].id"),
+            );
+            None
+        }
+    }
+}
+
+fn json_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
+    let f = cx.fields(node, "jsonpath assertion", &["path", "equals", "exists", "matches"])?;
+    let (text, path) = cx.require(&f, "path").and_then(|p| json_path(cx, p, "path"))?;
+    let expect = if let Some(e) = f.get("equals") {
+        JsonExpect::Equals(json_constant(e))
+    } else if let Some(e) = f.get("exists") {
+        JsonExpect::Exists(cx.boolean(e, "exists")?)
+    } else if let Some(m) = f.get("matches") {
+        JsonExpect::Matches(cx.regex(m, "matches")?)
+    } else {
+        JsonExpect::Exists(true)
+    };
+    Some(Check::JsonPath { text, path, expect })
+}
+
+fn json_constant(node: &Node) -> serde_json::Value {
+    match &node.value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Int(i) => (*i).into(),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map(Into::into).unwrap_or_default(),
+        Value::Str(s) => s.clone().into(),
+        Value::Seq(items) => items.iter().map(json_constant).collect(),
+        Value::Map(entries) => entries.iter().map(|(k, v)| (k.name.clone(), json_constant(v))).collect(),
+    }
+}
+
+fn header_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
+    let f = cx.fields(node, "header assertion", &["name", "equals", "matches", "exists"])?;
+    let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"))?;
+    let expect = if let Some(e) = f.get("equals") {
+        TextExpect::Equals(cx.string(e, "equals")?)
+    } else if let Some(m) = f.get("matches") {
+        TextExpect::Matches(cx.regex(m, "matches")?)
+    } else {
+        TextExpect::Exists
+    };
+    Some(Check::Header { name, expect })
+}
+
+fn extractors(cx: &mut Ctx, node: &Node) -> Option<Vec<Extractor>> {
+    let Some(map) = node.as_map() else {
+        cx.type_error(node, "extract: a mapping of variable names to { regex | jsonpath | header | cookie }");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (k, v) in map {
+        match extractor(cx, k.name.as_str(), k.span, v) {
+            Some(e) => out.push(e),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn extractor(cx: &mut Ctx, name: &str, span: Span, node: &Node) -> Option<Extractor> {
+    let f = cx.fields(node, "extractor", EXTRACT_KEYS)?;
+    let sources: Vec<&str> =
+        ["regex", "jsonpath", "header", "cookie"].into_iter().filter(|k| f.get(k).is_some()).collect();
+    if sources.len() != 1 {
+        cx.error(
+            Diagnostic::new(
+                node.span,
+                format!("extractor `{name}` needs exactly one of regex, jsonpath, header, cookie"),
+            )
+            .hint("e.g. { jsonpath: \"$.id\" }"),
+        );
+        return None;
+    }
+    let match_no =
+        match f.get("match_no") {
+            Some(m) => match &m.value {
+                Value::Int(i) if *i >= -1 => Some(*i),
+                _ => {
+                    cx.error(Diagnostic::new(m.span, "match_no: a whole number").expected(
+                        "1 for the first match (the default), n for the n-th, 0 for a random one, -1 for all",
+                    ));
+                    None
+                }
+            },
+            None => Some(1),
+        };
+    let default = match f.get("default") {
+        Some(d) => Some(cx.string(d, "default")?),
+        None => None,
+    };
+    let from = match sources[0] {
+        "regex" => {
+            let regex = cx.regex(f.get("regex")?, "regex")?;
+            let group = match f.get("group") {
+                Some(g) => cx.count(g, "group", 0)? as usize,
+                None => usize::from(regex.captures_len() > 1),
+            };
+            if group >= regex.captures_len() {
+                cx.error(Diagnostic::new(f.get("group")?.span, format!("the regex has no group {group}")));
+                return None;
+            }
+            ExtractFrom::Regex { regex, group, match_no: match_no? }
+        }
+        "jsonpath" => {
+            let (_, path) = json_path(cx, f.get("jsonpath")?, "jsonpath")?;
+            ExtractFrom::JsonPath { path, match_no: match_no? }
+        }
+        "header" => ExtractFrom::Header(cx.string(f.get("header")?, "header")?),
+        _ => ExtractFrom::Cookie(cx.string(f.get("cookie")?, "cookie")?),
+    };
+    Some(Extractor { name: Arc::from(name), span, from, default })
 }

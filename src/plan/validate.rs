@@ -6,17 +6,29 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Plan, Step, Think, ThreadGroup, TlsSettings};
+use super::model::{Defaults, Phase, Plan, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
-use super::request::{pairs, request_step};
+use super::request::pairs;
+use super::steps::steps;
 use super::{load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Source;
 use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
 
-const PLAN_KEYS: &[&str] =
-    &["name", "description", "seed", "stub", "properties", "defaults", "variables", "data", "thread_groups"];
+const PLAN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "seed",
+    "stub",
+    "properties",
+    "defaults",
+    "variables",
+    "data",
+    "setup",
+    "thread_groups",
+    "teardown",
+];
 const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
 const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
 /// Response bytes kept for assertions and extractors by default; the rest is counted and discarded.
@@ -33,7 +45,6 @@ const GROUP_KEYS: &[&str] = &[
     "stages",
     "max_threads",
 ];
-const STEP_KEYS: &[&str] = &["name", "request", "assert", "think"];
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Validates a parsed plan.
@@ -76,14 +87,27 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     for set in data.iter().flatten() {
         names.insert(set.name.to_string());
     }
+    super::steps::bound_names(root, &mut names);
     let groups = match (cx.require(&f, "thread_groups"), &defaults) {
-        (Some(g), Some(d)) => thread_groups(&mut cx, g, d, &names),
+        (Some(_), Some(d)) => {
+            let mut all = Some(Vec::new());
+            for (key, phase) in [("setup", Phase::Setup), ("thread_groups", Phase::Main), ("teardown", Phase::Teardown)]
+            {
+                let Some(node) = f.get(key) else { continue };
+                match (thread_groups(&mut cx, node, d, &names, phase), all.as_mut()) {
+                    (Some(gs), Some(all)) => all.extend(gs),
+                    _ => all = None,
+                }
+            }
+            all
+        }
         _ => None,
     };
     if !cx.diags.is_empty() {
         return Err(cx.diags.sorted());
     }
-    let (Some(name), Some(defaults), Some(variables), Some(data), Some(groups)) = (name, defaults, variables, data, groups)
+    let (Some(name), Some(defaults), Some(variables), Some(data), Some(groups)) =
+        (name, defaults, variables, data, groups)
     else {
         return Err(cx.diags.sorted());
     };
@@ -243,7 +267,13 @@ fn variables(cx: &mut Ctx, node: Option<&Node>, names: &mut Names) -> Option<Vec
     Some(out)
 }
 
-fn thread_groups(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Vec<ThreadGroup>> {
+fn thread_groups(
+    cx: &mut Ctx,
+    node: &Node,
+    defaults: &Defaults,
+    names: &Names,
+    phase: Phase,
+) -> Option<Vec<ThreadGroup>> {
     let Value::Seq(items) = &node.value else {
         cx.type_error(node, "thread_groups: a list of thread groups");
         return None;
@@ -252,11 +282,11 @@ fn thread_groups(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) 
         cx.error(Diagnostic::new(node.span, "no thread groups").hint("add at least one group with threads and steps"));
         return None;
     }
-    let groups: Vec<_> = items.iter().map(|g| thread_group(cx, g, defaults, names)).collect();
+    let groups: Vec<_> = items.iter().map(|g| thread_group(cx, g, defaults, names, phase)).collect();
     groups.into_iter().collect()
 }
 
-fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<ThreadGroup> {
+fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, phase: Phase) -> Option<ThreadGroup> {
     let f = cx.fields(node, "thread group", GROUP_KEYS)?;
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let shape = load::load(cx, &f);
@@ -278,6 +308,7 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -
     };
     Some(ThreadGroup {
         name: Arc::from(name?.as_str()),
+        phase,
         load,
         threads,
         ramp_up: ramp_up?,
@@ -288,7 +319,7 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -
     })
 }
 
-fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
+pub(super) fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
     match &node.value {
         Value::Map(_) => {
             let f = cx.fields(node, "think time", &["uniform", "gaussian"])?;
@@ -319,54 +350,6 @@ fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
         }
         _ => cx.duration(node, "think time").map(|d| if d.is_zero() { Think::None } else { Think::Fixed(d) }),
     }
-}
-
-fn steps(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Vec<Step>> {
-    let Value::Seq(items) = &node.value else {
-        cx.type_error(node, "steps: a list of steps");
-        return None;
-    };
-    if items.is_empty() {
-        cx.error(Diagnostic::new(node.span, "no steps").hint("add a step with `name` and `request`"));
-        return None;
-    }
-    let steps: Vec<_> = items.iter().map(|s| step(cx, s, defaults, names)).collect();
-    steps.into_iter().collect()
-}
-
-fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Step> {
-    let f = cx.fields(node, "step", STEP_KEYS)?;
-    if let Some(t) = f.get("think") {
-        if let Some(k) = ["name", "request", "assert"].into_iter().find_map(|k| f.key(k)) {
-            cx.error(
-                Diagnostic::new(k.span, format!("a `think` step has no `{}`", k.name))
-                    .hint("write the pause as its own step: `- think: 200ms`"),
-            );
-            return None;
-        }
-        return think(cx, t).map(Step::Think);
-    }
-    if f.get("request").is_none() && f.get("name").is_some() {
-        cx.require(&f, "request");
-        return None;
-    }
-    if f.get("request").is_none() {
-        cx.error(Diagnostic::new(node.span, "a step needs `name` and `request`, or `think`"));
-        return None;
-    }
-    let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
-    let request = f.get("request")?;
-    let step = request_step(
-        cx,
-        Arc::from(name.clone().unwrap_or_default().as_str()),
-        node,
-        request,
-        f.get("assert"),
-        defaults,
-        names,
-    );
-    name?;
-    step.map(|s| Step::Request(Box::new(s)))
 }
 
 fn map_value(entries: impl IntoIterator<Item = (String, JValue)>) -> JValue {

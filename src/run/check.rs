@@ -1,9 +1,12 @@
 //! Assertions evaluated against a response: the first one that fails gives the sample's failure message.
 
-use crate::plan::model::{Assertion, Check};
-use crate::run::http::Response;
+use std::cell::OnceCell;
 
-/// What an assertion can see of a sample.
+use crate::plan::model::{Assertion, Check, JsonExpect, TextExpect};
+use crate::run::http::Response;
+use crate::template::Tpl;
+
+/// What assertions and extractors can see of a sample.
 pub struct Observed<'a> {
     /// The response.
     pub response: &'a Response,
@@ -11,15 +14,38 @@ pub struct Observed<'a> {
     pub elapsed_ms: u64,
     /// Wire bytes received.
     pub bytes: u64,
+    json: OnceCell<Option<serde_json::Value>>,
+}
+
+impl<'a> Observed<'a> {
+    /// A view of a response.
+    pub fn new(response: &'a Response, elapsed_ms: u64, bytes: u64) -> Self {
+        Self { response, elapsed_ms, bytes, json: OnceCell::new() }
+    }
+
+    /// The body as text (lossy UTF-8; empty when it was not kept).
+    pub fn body(&self) -> std::borrow::Cow<'_, str> {
+        self.response.body.as_deref().map(String::from_utf8_lossy).unwrap_or_default()
+    }
+
+    /// The body parsed as JSON, once, when it is JSON.
+    pub fn json(&self) -> Option<&serde_json::Value> {
+        self.json.get_or_init(|| self.response.body.as_deref().and_then(|b| serde_json::from_slice(b).ok())).as_ref()
+    }
 }
 
 /// The verdict on a response: success, and the first failed assertion's message (JTL `failureMessage`).
+/// `expr` renders an `expr:` assertion's template and says whether it came out true.
 ///
 /// As in JMeter, a status of 400 or more fails the sample unless a `status` assertion accepts it, and
 /// that failure has no assertion message: the status and reason phrase say it.
-pub fn check(asserts: &[Assertion], seen: &Observed) -> (bool, Option<String>) {
+pub fn check(
+    asserts: &[Assertion],
+    seen: &Observed,
+    expr: &mut dyn FnMut(&Tpl) -> Result<bool, String>,
+) -> (bool, Option<String>) {
     for a in asserts {
-        if let Some(problem) = failure(&a.check, seen) {
+        if let Some(problem) = failure(&a.check, seen, expr) {
             return (false, Some(format!("Assertion failed (line {}): {problem}", a.span.line)));
         }
     }
@@ -27,8 +53,7 @@ pub fn check(asserts: &[Assertion], seen: &Observed) -> (bool, Option<String>) {
     (status_checked || seen.response.status < 400, None)
 }
 
-fn failure(check: &Check, seen: &Observed) -> Option<String> {
-    let body = || seen.response.body.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+fn failure(check: &Check, seen: &Observed, expr: &mut dyn FnMut(&Tpl) -> Result<bool, String>) -> Option<String> {
     match check {
         Check::Status(accepted) => {
             let status = seen.response.status;
@@ -40,17 +65,69 @@ fn failure(check: &Check, seen: &Observed) -> Option<String> {
             Some(format!("status expected {expected}, got {status}"))
         }
         Check::BodyContains(text) => {
-            (!body().contains(text.as_str())).then(|| format!("body expected to contain {text:?}"))
+            (!seen.body().contains(text.as_str())).then(|| format!("body expected to contain {text:?}"))
         }
         Check::BodyNotContains(text) => {
-            body().contains(text.as_str()).then(|| format!("body expected not to contain {text:?}"))
+            seen.body().contains(text.as_str()).then(|| format!("body expected not to contain {text:?}"))
         }
-        Check::BodyMatches(re) => (!re.is_match(&body())).then(|| format!("body expected to match /{}/", re.as_str())),
+        Check::BodyMatches(re) => {
+            (!re.is_match(&seen.body())).then(|| format!("body expected to match /{}/", re.as_str()))
+        }
         Check::MaxMs(max) => {
             (seen.elapsed_ms > *max).then(|| format!("response took {} ms, expected at most {max} ms", seen.elapsed_ms))
         }
         Check::MaxBytes(max) => {
             (seen.bytes > *max).then(|| format!("response was {} bytes, expected at most {max}", seen.bytes))
         }
+        Check::JsonPath { text, path, expect } => {
+            let Some(json) = seen.json() else { return Some(format!("jsonpath {text}: the body is not JSON")) };
+            let found = path.query(json).first();
+            match (expect, found) {
+                (JsonExpect::Exists(true), None) => Some(format!("jsonpath {text} expected to exist")),
+                (JsonExpect::Exists(false), Some(_)) => Some(format!("jsonpath {text} expected not to exist")),
+                (JsonExpect::Exists(_), _) => None,
+                (JsonExpect::Equals(want), Some(got)) if got == want => None,
+                (JsonExpect::Equals(want), got) => Some(format!(
+                    "jsonpath {text} expected {want}, got {}",
+                    got.map_or("nothing".to_string(), ToString::to_string)
+                )),
+                (JsonExpect::Matches(re), Some(got)) if re.is_match(&json_text(got)) => None,
+                (JsonExpect::Matches(re), got) => Some(format!(
+                    "jsonpath {text} expected to match /{}/, got {}",
+                    re.as_str(),
+                    got.map_or("nothing".to_string(), ToString::to_string)
+                )),
+            }
+        }
+        Check::Header { name, expect } => {
+            let value = seen.response.headers.get(name.as_str()).map(|v| String::from_utf8_lossy(v.as_bytes()));
+            match (expect, value) {
+                (TextExpect::Exists, Some(_)) => None,
+                (_, None) => Some(format!("header {name} expected, but the response has none")),
+                (TextExpect::Equals(want), Some(got)) => {
+                    (got != *want).then(|| format!("header {name} expected {want:?}, got {got:?}"))
+                }
+                (TextExpect::Matches(re), Some(got)) => (!re.is_match(&got))
+                    .then(|| format!("header {name} expected to match /{}/, got {got:?}", re.as_str())),
+            }
+        }
+        Check::Expr(tpl) => match expr(tpl) {
+            Ok(true) => None,
+            Ok(false) => Some(format!("expression {} is false", tpl.source())),
+            Err(e) => Some(format!("expression {} failed: {e}", tpl.source())),
+        },
     }
+}
+
+/// A JSON node as text: strings without quotes, the rest as JSON.
+pub fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a rendered condition counts as true.
+pub fn truthy(rendered: &str) -> bool {
+    !matches!(rendered.trim(), "" | "false" | "False" | "0" | "none" | "None" | "[]" | "{}")
 }

@@ -4,7 +4,9 @@
 
 mod check;
 mod closed;
+pub mod data;
 mod execute;
+mod extract;
 pub mod http;
 mod open;
 pub mod ramp;

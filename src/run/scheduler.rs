@@ -8,7 +8,7 @@ use tokio::task::JoinSet;
 
 use super::vuser::RunContext;
 use super::{closed, open};
-use crate::plan::model::Load;
+use crate::plan::model::{Load, Phase};
 
 /// Active virtual users, per group and in all (JTL grpThreads / allThreads).
 #[derive(Debug, Default)]
@@ -42,11 +42,27 @@ impl Active {
     }
 }
 
-/// Runs every group to its end (or until the run is stopped).
+/// Runs the setup groups, then the main groups, then the teardown groups; the groups of a phase run side
+/// by side, each to its end (or until the run is stopped; teardown groups run even then).
 pub async fn schedule(cx: RunContext) {
+    for phase in [Phase::Setup, Phase::Main, Phase::Teardown] {
+        let mut cx = cx.clone();
+        if phase == Phase::Teardown {
+            // Teardown cleans up after whatever ran, so a stopped run still gets it.
+            let (_keep, never) = watch::channel(false);
+            cx.stop = never;
+            run_phase(cx, phase).await;
+            drop(_keep);
+        } else {
+            run_phase(cx, phase).await;
+        }
+    }
+}
+
+async fn run_phase(cx: RunContext, phase: Phase) {
     let start = Instant::now();
     let mut groups = JoinSet::new();
-    for (gi, g) in cx.graph.groups.iter().enumerate() {
+    for (gi, g) in cx.graph.groups.iter().enumerate().filter(|(_, g)| g.phase == phase) {
         let cx = cx.clone();
         let deadline = g.duration.map(|d| start + d);
         match &g.load {

@@ -1,5 +1,6 @@
 //! A virtual user: its scope, its connection and cookie jar, and its iterations over the group's steps.
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -8,14 +9,20 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use tokio::sync::{mpsc, watch};
 
-use super::check::{check, Observed};
+use super::check::{check, truthy, Observed};
+use super::extract::extract;
 use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
-use crate::compile::{Graph, RequestNode, StepNode};
-use crate::plan::model::Think;
+use crate::compile::{Graph, RequestNode};
+use crate::plan::model::{Check, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
-use crate::template::Scope;
+use crate::template::{Scope, Tpl};
+
+mod flow;
+mod transaction;
+
+use transaction::Transactions;
 
 /// What every user of a run shares.
 #[derive(Clone)]
@@ -55,6 +62,12 @@ pub struct VirtualUser {
     /// Asks this user alone to stop after its current iteration (a ramp going down).
     retire: Option<watch::Receiver<bool>>,
     iteration: u64,
+    /// When the current iteration should have started (open model), until its first request uses it.
+    intended: Option<Instant>,
+    /// Transactions being timed, innermost last.
+    transactions: Transactions,
+    /// `once` blocks this user has run.
+    once_done: HashSet<usize>,
 }
 
 impl VirtualUser {
@@ -75,6 +88,9 @@ impl VirtualUser {
             deadline,
             retire: None,
             iteration: 0,
+            intended: None,
+            transactions: Transactions::default(),
+            once_done: HashSet::new(),
         }
     }
 
@@ -99,38 +115,12 @@ impl VirtualUser {
         self.retire.as_ref().is_some_and(|r| *r.borrow())
     }
 
-    /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
-    /// first request's times are measured from it. False when the run or the group is over.
-    pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
-        self.iteration += 1;
-        self.scope.set_iteration(self.iteration);
-        let graph = self.cx.graph.clone();
-        let mut intended = intended;
-        for step in &graph.groups[self.group].steps {
-            if self.must_stop() {
-                return false;
-            }
-            match step {
-                StepNode::Think(t) => self.pause(t).await,
-                StepNode::Request(node) => {
-                    let sample = self.request(&graph, node, intended.take()).await;
-                    if self.cx.tx.send(sample).await.is_err() {
-                        return false;
-                    }
-                    if !self.must_stop() {
-                        self.pause(&graph.groups[self.group].think_time).await;
-                    }
-                }
-            }
-        }
-        !self.must_stop()
-    }
-
-    fn must_stop(&self) -> bool {
+    pub(super) fn must_stop(&self) -> bool {
         *self.cx.stop.borrow() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    async fn pause(&mut self, think: &Think) {
+    /// Pauses; inside transactions the pause counts as their idle time.
+    pub(super) async fn pause(&mut self, think: &Think) {
         let d = match think {
             Think::None => return,
             Think::Fixed(d) => *d,
@@ -144,13 +134,15 @@ impl VirtualUser {
             Some(dl) => dl.min(Instant::now() + d),
             None => Instant::now() + d,
         };
+        let began = Instant::now();
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
             _ = stopped(&mut self.cx.stop) => {}
         }
+        self.transactions.idle(began.elapsed());
     }
 
-    async fn request(&mut self, graph: &Graph, node: &RequestNode, intended: Option<Instant>) -> Sample {
+    pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, intended: Option<Instant>) -> Sample {
         let now = Instant::now();
         // Open model: a late start counts against the target, as wrk2 does (no coordinated omission).
         let late = intended.map(|i| now.saturating_duration_since(i)).unwrap_or_default();
@@ -184,6 +176,7 @@ impl VirtualUser {
             }
         };
         sample.url = Some(wire.target.url.clone());
+        let sample_target = wire.target.clone();
         let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
@@ -192,8 +185,21 @@ impl VirtualUser {
         sample.sent_bytes = ex.sent;
         match ex.result {
             Ok(resp) => {
-                let seen = Observed { response: &resp, elapsed_ms: sample.elapsed_us / 1000, bytes: ex.bytes };
-                (sample.success, sample.failure) = check(&step.asserts, &seen);
+                let seen = Observed::new(&resp, sample.elapsed_us / 1000, ex.bytes);
+                let client = &self.client;
+                let target = &sample_target;
+                let extracted = extract(&step.extract, &seen, &|name| client.cookie(name, target), &self.scope);
+                if step.asserts.iter().any(|a| matches!(a.check, Check::Expr(_))) {
+                    self.scope.set_var(Arc::from("response"), response_value(&seen));
+                }
+                let templates = &graph.templates;
+                let scope = &self.scope;
+                let mut expr = |tpl: &Tpl| templates.render(tpl, scope).map(|s| truthy(&s)).map_err(|e| e.message);
+                (sample.success, sample.failure) = check(&step.asserts, &seen, &mut expr);
+                if let (Err(msg), None) = (extracted, &sample.failure) {
+                    sample.success = false;
+                    sample.failure = Some(msg);
+                }
                 sample.data_type = resp.data_type;
                 sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
             }
@@ -206,6 +212,22 @@ impl VirtualUser {
     fn stamp_threads(&self, sample: &mut Sample) {
         sample.grp_threads = self.cx.active.groups[self.group].load(Ordering::Relaxed);
         sample.all_threads = self.cx.active.all.load(Ordering::Relaxed);
+    }
+}
+
+/// `response` for `expr:` assertions: status, headers (lower-case names), body, json.
+fn response_value(seen: &Observed) -> minijinja::Value {
+    let headers: std::collections::BTreeMap<String, String> = seen
+        .response
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
+    minijinja::context! {
+        status => seen.response.status,
+        headers => headers,
+        body => seen.body().into_owned(),
+        json => seen.json().map(crate::template::to_value),
     }
 }
 

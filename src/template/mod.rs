@@ -120,3 +120,8 @@ fn kind_text(kind: minijinja::ErrorKind) -> String {
         other => other.to_string(),
     }
 }
+
+/// Any serializable value (a JSON node, say) as a template value.
+pub fn to_value<T: serde::Serialize>(v: &T) -> minijinja::Value {
+    minijinja::Value::from(minijinja::value::Serde(v))
+}

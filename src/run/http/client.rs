@@ -1,5 +1,5 @@
 //! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
-//! a cookie jar, redirects, and measurements of every phase from the socket itself.
+//! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,11 +10,16 @@ use http::header::{CONTENT_TYPE, LOCATION, SET_COOKIE};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
+use rustls::ClientConfig;
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
 
 use super::counting::{Counting, WireStats};
 use super::error::Failure;
+use super::stream::Stream;
+use super::tls::{self, TlsError};
 use crate::compile::target::{Origin, Target};
+use crate::plan::model::TlsSettings;
 use crate::run::wire::WireRequest;
 use crate::sample::{DataType, ErrorKind};
 
@@ -30,11 +35,11 @@ pub struct Exchange {
     pub latency: Duration,
     /// Sample start to the last response byte.
     pub elapsed: Duration,
-    /// Time spent opening connections.
+    /// Time spent opening connections, TLS handshakes included.
     pub connect: Duration,
-    /// Wire bytes received.
+    /// Wire bytes received (on an https connection: TLS records, the handshake's included).
     pub bytes: u64,
-    /// Wire bytes sent.
+    /// Wire bytes sent (likewise).
     pub sent: u64,
 }
 
@@ -53,7 +58,7 @@ pub struct Response {
     pub headers: http::HeaderMap,
 }
 
-type Io = TokioIo<Counting<TcpStream>>;
+type Io = TokioIo<Stream>;
 
 /// A connection driven by the virtual user's own task while it waits for its request, rather than by
 /// a task of its own: no hand-off between two tasks on every request.
@@ -80,18 +85,54 @@ async fn drive<F: std::future::Future>(driver: &mut Option<http1::Connection<Io,
     }
 }
 
+/// Where a client's TLS configuration comes from.
+enum TlsSource {
+    /// Default settings (verification against Mozilla's roots), looked up on the first https connection.
+    Default,
+    /// The run's configuration.
+    Config(Arc<ClientConfig>),
+    /// The run's TLS settings cannot be used: every https request fails, saying why.
+    Unusable(String),
+}
+
 /// The HTTP engine of one virtual user.
 pub struct Client {
     conn: Option<Conn>,
+    /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
+    live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
     follow_redirects: bool,
     body_limit: usize,
+    tls: TlsSource,
 }
 
 impl Client {
-    /// A client; `cookies` gives it a cookie jar of its own.
+    /// A client with default TLS settings; `cookies` gives it a cookie jar of its own.
     pub fn new(cookies: bool, follow_redirects: bool, body_limit: usize) -> Self {
-        Self { conn: None, jar: cookies.then(CookieStore::default), follow_redirects, body_limit }
+        Self {
+            conn: None,
+            live: None,
+            jar: cookies.then(CookieStore::default),
+            follow_redirects,
+            body_limit,
+            tls: TlsSource::Default,
+        }
+    }
+
+    /// A client whose https connections use `tls`: the run's one configuration, from
+    /// [`shared_tls_config`](super::shared_tls_config) or [`tls_config`](super::tls_config). When the run's
+    /// settings could not be used, every https request is a failed sample that says why.
+    pub fn with_tls(
+        cookies: bool,
+        follow_redirects: bool,
+        body_limit: usize,
+        tls: Result<Arc<ClientConfig>, TlsError>,
+    ) -> Self {
+        let tls = match tls {
+            Ok(config) => TlsSource::Config(config),
+            Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
+        };
+        Self { tls, ..Self::new(cookies, follow_redirects, body_limit) }
     }
 
     /// The Cookie header value for a URL, from this user's jar.
@@ -101,6 +142,13 @@ impl Client {
         let url = target.parsed()?;
         let pairs: Vec<String> = jar.get_request_values(&url).map(|(k, v)| format!("{k}={v}")).collect();
         (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
+    /// The value of a cookie the jar would send to `target`.
+    pub fn cookie(&self, name: &str, target: &Target) -> Option<String> {
+        let jar = self.jar.as_ref()?;
+        let url = target.parsed()?;
+        jar.get_request_values(&url).find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
     }
 
     /// Sends a request (following redirects when enabled) within `timeout`, measuring everything.
@@ -125,9 +173,9 @@ impl Client {
             let resp = match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
-                    if let Some(c) = self.conn.take() {
-                        ex.bytes += c.stats.read();
-                        ex.sent += c.stats.written();
+                    self.conn = None;
+                    if let Some(stats) = self.live.take() {
+                        settle(&stats, &mut ex);
                     }
                     ex.result = Err(Failure::timeout(connecting, timeout));
                     break;
@@ -179,11 +227,17 @@ impl Client {
         let body_limit = self.body_limit;
         for attempt in 0..2 {
             if !reused {
+                let tls = if origin.https { Some(self.tls_config()?) } else { None };
+                self.conn = None;
+                let stats = WireStats::new();
+                self.live = Some(stats.clone());
                 *connecting = true;
                 let t = Instant::now();
-                let opened = open(origin.clone()).await;
+                let opened = open(origin.clone(), tls, stats.clone()).await;
                 ex.connect += t.elapsed();
                 *connecting = false;
+                // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
+                settle(&stats, ex);
                 self.conn = Some(opened?);
             }
             let Conn { sender, driver, stats, .. } = self.conn.as_mut().expect("connection just ensured");
@@ -202,31 +256,50 @@ impl Client {
                 Err(e)
                     if reused
                         && attempt == 0
-                        && stats.read() == 0
+                        && stats.first_read().is_none()
                         && req.method.is_idempotent()
                         && (e.is_incomplete_message() || e.is_canceled()) =>
                 {
-                    ex.sent += stats.written();
+                    settle(stats, ex);
                     reused = false;
                     continue;
                 }
                 Err(e) => {
-                    ex.bytes += stats.read();
-                    ex.sent += stats.written();
+                    settle(stats, ex);
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
                     return Err(Failure::hyper(&e));
                 }
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
                     let out = drive(driver, read_response(resp, keep_body, body_limit)).await;
-                    ex.bytes += stats.read();
-                    ex.sent += stats.written();
+                    settle(stats, ex);
                     return out;
                 }
             }
         }
         unreachable!("the loop returns on its second attempt")
     }
+
+    fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
+        if let TlsSource::Default = self.tls {
+            self.tls = match tls::shared_tls_config(&TlsSettings::default()) {
+                Ok(config) => TlsSource::Config(config),
+                Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
+            };
+        }
+        match &self.tls {
+            TlsSource::Config(config) => Ok(config.clone()),
+            TlsSource::Unusable(why) => Err(Failure::new(ErrorKind::Tls, why.clone())),
+            TlsSource::Default => unreachable!("resolved above"),
+        }
+    }
+}
+
+/// Adds the bytes on the counters to the exchange, once: the counters start again from 0.
+fn settle(stats: &WireStats, ex: &mut Exchange) {
+    let (read, written) = stats.take();
+    ex.bytes += read;
+    ex.sent += written;
 }
 
 async fn read_response(
@@ -286,11 +359,17 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-async fn open(origin: Arc<Origin>) -> Result<Conn, Failure> {
-    if origin.https {
-        return Err(Failure::new(ErrorKind::ConnectFailed, "https is not supported yet"));
-    }
+/// Opens a connection: TCP, then the TLS handshake when `tls` is given, then hyper's; `stats` count it all.
+async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<WireStats>) -> Result<Conn, Failure> {
     let host = origin.host.as_str();
+    let tls = match tls {
+        Some(config) => {
+            let name = tls::server_name(host)
+                .ok_or_else(|| Failure::new(ErrorKind::Tls, format!("`{host}` is not a valid TLS server name")))?;
+            Some((TlsConnector::from(config), name))
+        }
+        None => None,
+    };
     let addrs: Vec<_> = match tokio::net::lookup_host((host, origin.port)).await {
         Ok(a) => a.collect(),
         Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
@@ -312,8 +391,17 @@ async fn open(origin: Arc<Origin>) -> Result<Conn, Failure> {
         (None, None) => return Err(Failure::new(ErrorKind::UnknownHost, format!("No address for {host}"))),
     };
     let _ = stream.set_nodelay(true);
-    let stats = WireStats::new();
-    let io = TokioIo::new(Counting::new(stream, stats.clone()));
+    let stream = match tls {
+        None => Stream::Plain(Counting::new(stream, stats.clone())),
+        Some((connector, name)) => {
+            let tls = connector
+                .connect(name, Counting::bytes_only(stream, stats.clone()))
+                .await
+                .map_err(|e| Failure::tls_handshake(&e))?;
+            Stream::Tls(Box::new(Counting::first_read_only(tls, stats.clone())))
+        }
+    };
+    let io = TokioIo::new(stream);
     let (sender, connection) =
         http1::Builder::new().title_case_headers(true).handshake(io).await.map_err(|e| Failure::hyper(&e))?;
     Ok(Conn { origin, sender, driver: Some(connection), stats })

@@ -1,4 +1,8 @@
 //! A socket wrapper that counts wire bytes and notes when the first response byte arrived.
+//!
+//! Plain connections wrap the socket once, doing both. TLS connections wrap it twice: under TLS to count the
+//! bytes on the wire (records, handshake included), and over TLS to note the first byte of the response
+//! itself, so a TLS 1.3 session ticket arriving after the handshake is not taken for the response.
 
 use std::io;
 use std::pin::Pin;
@@ -37,14 +41,9 @@ impl WireStats {
         self.first_read_ns.store(u64::MAX, Ordering::Relaxed);
     }
 
-    /// Bytes read since the last reset.
-    pub fn read(&self) -> u64 {
-        self.read.load(Ordering::Relaxed)
-    }
-
-    /// Bytes written since the last reset.
-    pub fn written(&self) -> u64 {
-        self.written.load(Ordering::Relaxed)
+    /// Bytes read and written since the last reset or take, counted once: the counters start again from 0.
+    pub fn take(&self) -> (u64, u64) {
+        (self.read.swap(0, Ordering::Relaxed), self.written.swap(0, Ordering::Relaxed))
     }
 
     /// When the first byte since the last reset arrived.
@@ -56,17 +55,29 @@ impl WireStats {
     }
 }
 
-/// A socket whose reads and writes are counted into [`WireStats`].
+/// A stream whose reads and writes are counted into [`WireStats`], and whose first read is noted there.
 #[derive(Debug)]
 pub struct Counting<T> {
     inner: T,
     stats: Arc<WireStats>,
+    count: bool,
+    mark: bool,
 }
 
 impl<T> Counting<T> {
-    /// Wraps a socket.
+    /// Wraps a plain socket: counts its bytes and notes its first read.
     pub fn new(inner: T, stats: Arc<WireStats>) -> Self {
-        Self { inner, stats }
+        Self { inner, stats, count: true, mark: true }
+    }
+
+    /// Wraps the socket under TLS: counts its bytes only.
+    pub fn bytes_only(inner: T, stats: Arc<WireStats>) -> Self {
+        Self { inner, stats, count: true, mark: false }
+    }
+
+    /// Wraps the decrypted stream over TLS: notes its first read only.
+    pub fn first_read_only(inner: T, stats: Arc<WireStats>) -> Self {
+        Self { inner, stats, count: false, mark: true }
     }
 }
 
@@ -77,10 +88,12 @@ impl<T: AsyncRead + Unpin> AsyncRead for Counting<T> {
         let n = (buf.filled().len() - before) as u64;
         if n > 0 {
             let s = &self.stats;
-            if s.first_read_ns.load(Ordering::Relaxed) == u64::MAX {
+            if self.mark && s.first_read_ns.load(Ordering::Relaxed) == u64::MAX {
                 s.first_read_ns.store(s.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
             }
-            s.read.fetch_add(n, Ordering::Relaxed);
+            if self.count {
+                s.read.fetch_add(n, Ordering::Relaxed);
+            }
         }
         res
     }
@@ -89,7 +102,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Counting<T> {
 impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = &res {
+        if let (Poll::Ready(Ok(n)), true) = (&res, self.count) {
             self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
         }
         res
@@ -101,7 +114,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = &res {
+        if let (Poll::Ready(Ok(n)), true) = (&res, self.count) {
             self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
         }
         res

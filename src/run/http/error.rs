@@ -39,9 +39,26 @@ impl Failure {
         }
     }
 
+    /// A failed TLS handshake, saying why: rustls' reason (`invalid peer certificate: UnknownIssuer`, `received
+    /// fatal alert: HandshakeFailure`), or what the connection did instead of completing it.
+    pub fn tls_handshake(e: &io::Error) -> Self {
+        let why = match (rustls_error(e), e.kind()) {
+            (Some(tls), _) => tls.to_string(),
+            (None, io::ErrorKind::UnexpectedEof) => "the server closed the connection".into(),
+            (None, io::ErrorKind::ConnectionReset) => "connection reset by peer".into(),
+            (None, _) => e.to_string(),
+        };
+        Self::new(ErrorKind::Tls, format!("TLS handshake failed: {why}"))
+    }
+
     /// A failure reported by hyper while sending or receiving.
     pub fn hyper(e: &hyper::Error) -> Self {
         if let Some(io) = find_io(e) {
+            // A fatal alert after the handshake: with TLS 1.3 a server refuses a client certificate (or the
+            // lack of one) only once the client has finished its handshake and sent its request.
+            if let Some(tls) = rustls_error(io) {
+                return Self::new(ErrorKind::Tls, format!("TLS error: {tls}"));
+            }
             return match io.kind() {
                 io::ErrorKind::ConnectionReset => Self::new(ErrorKind::ConnectionReset, "Connection reset by peer"),
                 io::ErrorKind::BrokenPipe => Self::new(ErrorKind::ConnectionReset, "Broken pipe"),
@@ -73,6 +90,10 @@ fn describe(e: &hyper::Error) -> String {
         src = inner.source();
     }
     s
+}
+
+fn rustls_error(e: &io::Error) -> Option<&rustls::Error> {
+    e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>())
 }
 
 fn find_io(e: &hyper::Error) -> Option<&io::Error> {

@@ -1,8 +1,12 @@
-//! The HTTP sampler: hyper's `client::conn`, one connection per virtual user, measured on the socket.
+//! The HTTP sampler: hyper's `client::conn`, one connection per virtual user, plain or TLS (rustls),
+//! measured on the socket.
 
 mod client;
 mod counting;
 mod error;
+mod stream;
+mod tls;
 
 pub use client::{Client, Exchange, Response};
 pub use error::Failure;
+pub use tls::{shared_tls_config, tls_config, TlsError};

@@ -1,0 +1,694 @@
+//! CSV data sets at run time: at the start of each iteration a virtual user takes the next row of every data
+//! set, read in templates as `{{ recipients.phone }}`.
+//!
+//! Rows are never loaded whole, so a data file may be larger than memory. Each set has one open file, shared
+//! by every user and read with positional reads (`pread`: no lock, no shared file offset), and a cursor is
+//! only a byte offset into it:
+//! - **shared sequential** and **unique**: one offset for the run, behind a mutex. A row is read and parsed
+//!   under the lock, so each row goes to exactly one user; on the end of the file a recycling set goes back to
+//!   its first row, the others end (unique always ends: each row is handed out once).
+//! - **per_thread sequential**: each user's own offset, in its [`UserCursors`]. No file is opened per user:
+//!   10,000 users cost 10,000 offsets, not 10,000 file descriptors (which would count against the open-file
+//!   limit their sockets already need, see [`crate::limits`]) nor 10,000 read buffers.
+//! - **random**: an index of the byte offset where each row starts, built once by [`DataSources::open`] in one
+//!   streaming pass: 8 bytes a row, so a 1 GB file of 10 million rows costs 80 MB of index, not 1 GB. Each draw
+//!   picks a row with the user's seeded generator and reads it at its offset.
+//!
+//! A row is read by reading a chunk at its offset (1 KiB, doubled while the row does not fit) and parsing one
+//! record from it with the csv crate (quoted fields, the set's delimiter, blank lines skipped). Sequential
+//! modes therefore hold a few KiB per set and per user whatever the size of the file; the operating system's
+//! page cache does the buffering.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
+use rand::Rng;
+
+use crate::plan::model::{DataMode, DataScope, DataSet, OnEof};
+use crate::template::Scope;
+
+/// The first read of a row; doubled until the row fits.
+const FIRST_CHUNK: usize = 1024;
+/// The csv reader's own buffer when it parses a row out of a chunk (it copies from the chunk as it goes).
+const PARSE_BUFFER: usize = 512;
+/// Read buffer of the pass that indexes a random set.
+const INDEX_BUFFER: usize = 64 << 10;
+/// A UTF-8 byte order mark, which spreadsheet programs put at the start of the CSV files they save.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The run's data sets, opened once and shared by every virtual user (`Send + Sync`).
+#[derive(Debug)]
+pub struct DataSources {
+    sets: Vec<Source>,
+    /// The first read that failed during the run, for the end-of-run message.
+    failure: Mutex<Option<String>>,
+}
+
+/// One virtual user's place in its `per_thread` data sets, and its read buffer.
+#[derive(Debug)]
+pub struct UserCursors {
+    /// One per set, in the order of the sets; only `per_thread` sets use theirs.
+    own: Vec<Cursor>,
+    /// Where rows are read; grows to the longest row this user has read (rounded up to a power of two).
+    buf: Vec<u8>,
+}
+
+/// A data set has no row left for this user: the user must stop (`StopThread`) or the run must stop (`StopRun`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndOfData {
+    /// The set's name.
+    pub set: Arc<str>,
+    /// What to do: `StopThread` or `StopRun`, never `Recycle`.
+    pub on_eof: OnEof,
+}
+
+/// A data file that cannot be opened or read when the run starts.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// The file cannot be opened or read.
+    #[error("cannot read data file {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The file has no data row (it changed after the plan was loaded).
+    #[error("data file {} has no rows (did it change after the plan was loaded?)", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// One data set, opened.
+#[derive(Debug)]
+struct Source {
+    name: Arc<str>,
+    path: PathBuf,
+    file: File,
+    /// The file's length when the run started; rows appended later are not read.
+    len: u64,
+    delimiter: u8,
+    columns: Arc<[Arc<str>]>,
+    /// The byte offset of the first data row (after the byte order mark and the header row).
+    first_row: u64,
+    /// Never `Recycle` for a unique set.
+    on_eof: OnEof,
+    order: Order,
+}
+
+/// Who holds the cursor of a set.
+#[derive(Debug)]
+enum Order {
+    /// One cursor for the run (shared sequential, unique).
+    Shared(Mutex<SharedCursor>),
+    /// Each user's own cursor, in its [`UserCursors`].
+    PerThread,
+    /// The start offset of every row, for random draws.
+    Random(Vec<u64>),
+}
+
+#[derive(Debug)]
+struct SharedCursor {
+    cursor: Cursor,
+    buf: Vec<u8>,
+}
+
+/// A place in a file: the offset of the next row, or the end.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    next: u64,
+    ended: bool,
+}
+
+impl Cursor {
+    fn at(next: u64) -> Self {
+        Self { next, ended: false }
+    }
+}
+
+impl DataSources {
+    /// Opens every set's file; random sets are indexed (one streaming pass over the file).
+    pub fn open(sets: &[DataSet]) -> Result<Self, DataError> {
+        let sets = sets.iter().map(Source::open).collect::<Result<Vec<_>, _>>()?;
+        Ok(Self { sets, failure: Mutex::new(None) })
+    }
+
+    /// True when the plan has no data set (users need not call [`advance`](Self::advance)).
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// A new virtual user's cursors: at the first row of each `per_thread` set. Nothing is opened or read
+    /// until its first [`advance`](Self::advance).
+    pub fn user(&self) -> UserCursors {
+        UserCursors { own: self.sets.iter().map(|s| Cursor::at(s.first_row)).collect(), buf: Vec::new() }
+    }
+
+    /// At the start of each iteration: puts the next row of every data set into `scope` as a map variable
+    /// named after the set (`{{ recipients.phone }}`; values are strings). Random sets draw with the scope's
+    /// generator, so a seeded run picks the same rows for the same user. Returns `Err(EndOfData)` when a set
+    /// whose `on_eof` is `stop_thread` or `stop_run` has no row left for this user: the iteration must not run.
+    /// Rows already taken from the sets before it in this call are not handed back.
+    ///
+    /// A read that fails (the file was truncated or removed during the run) ends the run: `StopRun`, with the
+    /// reason kept for [`failure`](Self::failure).
+    pub fn advance(&self, cursors: &mut UserCursors, scope: &Scope) -> Result<(), EndOfData> {
+        for (i, set) in self.sets.iter().enumerate() {
+            let row = match &set.order {
+                Order::Shared(shared) => {
+                    let mut guard = lock(shared);
+                    let SharedCursor { cursor, buf } = &mut *guard;
+                    set.next_row(cursor, buf)
+                }
+                Order::PerThread => set.next_row(&mut cursors.own[i], &mut cursors.buf),
+                Order::Random(starts) => set.random_row(starts, scope, &mut cursors.buf),
+            };
+            match row {
+                Ok(Some(record)) => scope.set_var(set.name.clone(), Row::value(&set.columns, &record)),
+                Ok(None) => return Err(EndOfData { set: set.name.clone(), on_eof: set.on_eof }),
+                Err(e) => {
+                    let mut failure = lock(&self.failure);
+                    failure.get_or_insert_with(|| format!("cannot read data file {}: {e}", set.path.display()));
+                    return Err(EndOfData { set: set.name.clone(), on_eof: OnEof::StopRun });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The first read that failed during the run, if any (it stopped the run).
+    pub fn failure(&self) -> Option<String> {
+        lock(&self.failure).clone()
+    }
+}
+
+impl Source {
+    fn open(set: &DataSet) -> Result<Self, DataError> {
+        let io_error = |source| DataError::Io { path: set.file.clone(), source };
+        let file = File::open(&set.file).map_err(io_error)?;
+        let len = file.metadata().map_err(io_error)?.len();
+        let on_eof = match (set.mode, set.on_eof) {
+            (DataMode::Unique, OnEof::Recycle) => OnEof::StopThread,
+            (_, e) => e,
+        };
+        let mut source = Source {
+            name: set.name.clone(),
+            path: set.file.clone(),
+            file,
+            len,
+            delimiter: set.delimiter,
+            columns: set.columns.iter().cloned().collect(),
+            first_row: 0,
+            on_eof,
+            order: Order::PerThread,
+        };
+        let mut buf = Vec::new();
+        let start = source.bom_len().map_err(io_error)?;
+        source.first_row = if set.has_header {
+            source.read_row(start, &mut buf).map_err(io_error)?.map_or(len, |(_, next)| next)
+        } else {
+            start
+        };
+        if source.read_row(source.first_row, &mut buf).map_err(io_error)?.is_none() {
+            return Err(DataError::Empty { path: set.file.clone() });
+        }
+        source.order = match (set.mode, set.scope) {
+            (DataMode::Random, _) => Order::Random(source.index(set.rows).map_err(io_error)?),
+            (DataMode::Sequential, DataScope::PerThread) => Order::PerThread,
+            (DataMode::Sequential, DataScope::Shared) | (DataMode::Unique, _) => {
+                Order::Shared(Mutex::new(SharedCursor { cursor: Cursor::at(source.first_row), buf: Vec::new() }))
+            }
+        };
+        Ok(source)
+    }
+
+    /// 3 when the file starts with a UTF-8 byte order mark, else 0.
+    fn bom_len(&self) -> io::Result<u64> {
+        let mut head = [0u8; 3];
+        let n = self.len.min(3) as usize;
+        read_exact_at(&self.file, &mut head[..n], 0)?;
+        Ok(if head[..n] == *BOM { 3 } else { 0 })
+    }
+
+    /// The start offset of every data row, in one streaming pass; `rows` (counted at load time) sizes it.
+    fn index(&self, rows: u64) -> io::Result<Vec<u64>> {
+        let mut file = File::open(&self.path)?;
+        file.seek(SeekFrom::Start(self.first_row))?;
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(self.delimiter)
+            .buffer_capacity(INDEX_BUFFER)
+            .from_reader(io::Read::take(file, self.len - self.first_row));
+        let mut starts = Vec::with_capacity(usize::try_from(rows).unwrap_or(0));
+        let mut record = csv::ByteRecord::new();
+        while reader.read_byte_record(&mut record)? {
+            starts.push(self.first_row + record.position().map_or(0, csv::Position::byte));
+        }
+        if starts.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "no rows"));
+        }
+        Ok(starts)
+    }
+
+    /// The next row at `cursor`, going back to the first row at the end when the set recycles; `None` at the end.
+    fn next_row(&self, cursor: &mut Cursor, buf: &mut Vec<u8>) -> io::Result<Option<csv::StringRecord>> {
+        if cursor.ended {
+            return Ok(None);
+        }
+        if let Some((record, next)) = self.read_row(cursor.next, buf)? {
+            cursor.next = next;
+            return Ok(Some(record));
+        }
+        if self.on_eof != OnEof::Recycle {
+            cursor.ended = true;
+            return Ok(None);
+        }
+        match self.read_row(self.first_row, buf)? {
+            Some((record, next)) => {
+                cursor.next = next;
+                Ok(Some(record))
+            }
+            None => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file has no rows left")),
+        }
+    }
+
+    /// A row drawn uniformly with the user's generator.
+    fn random_row(&self, starts: &[u64], scope: &Scope, buf: &mut Vec<u8>) -> io::Result<Option<csv::StringRecord>> {
+        let k = scope.with_rng(|rng| rng.random_range(0..starts.len()));
+        match self.read_row(starts[k], buf)? {
+            Some((record, _)) => Ok(Some(record)),
+            None => Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than when it was opened")),
+        }
+    }
+
+    /// The record starting at byte `at` (blank lines before it skipped) and the offset just past it, or `None`
+    /// when only blank lines or nothing is left.
+    fn read_row(&self, at: u64, buf: &mut Vec<u8>) -> io::Result<Option<(csv::StringRecord, u64)>> {
+        let mut want = buf.capacity().max(FIRST_CHUNK);
+        loop {
+            let left = self.len.saturating_sub(at);
+            if left == 0 {
+                return Ok(None);
+            }
+            let n = usize::try_from(left).map_or(want, |left| left.min(want));
+            buf.resize(n, 0);
+            read_exact_at(&self.file, &mut buf[..n], at)?;
+            let to_the_end = n as u64 == left;
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .delimiter(self.delimiter)
+                .buffer_capacity(PARSE_BUFFER)
+                .from_reader(&buf[..n]);
+            let mut record = csv::StringRecord::new();
+            let found = reader.read_record(&mut record)?;
+            let end = reader.position().byte();
+            // A record that ends before the chunk does saw its line terminator, so it is whole; one that ends
+            // with the chunk may have been cut, unless the chunk reaches the end of the file.
+            if to_the_end || end < n as u64 {
+                return Ok(found.then_some((record, at + end)));
+            }
+            want = n * 2;
+        }
+    }
+}
+
+/// One row, read in templates as a map from column name to value (`{{ recipients.phone }}`).
+#[derive(Debug)]
+struct Row {
+    columns: Arc<[Arc<str>]>,
+    values: Vec<Value>,
+}
+
+impl Row {
+    fn value(columns: &Arc<[Arc<str>]>, record: &csv::StringRecord) -> Value {
+        Value::from_object(Row { columns: columns.clone(), values: record.iter().map(Value::from).collect() })
+    }
+}
+
+impl Object for Row {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let key = key.as_str()?;
+        let i = self.columns.iter().position(|c| &**c == key)?;
+        self.values.get(i).cloned()
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(self.columns.iter().map(|c| Value::from(c.clone())).collect())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, at) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::template::{Shared, Templates};
+
+    /// A directory of its own under the system's temp dir, removed on drop.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(name: &str) -> Dir {
+            let dir = std::env::temp_dir().join(format!("planrun-run-data-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create the temp dir");
+            Dir(dir)
+        }
+
+        fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+            let p = self.0.join(name);
+            std::fs::write(&p, contents).expect("write the data file");
+            p
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn set(file: &Path, columns: &[&str], mode: DataMode, scope: DataScope, on_eof: OnEof) -> DataSet {
+        DataSet {
+            name: Arc::from("recipients"),
+            file: file.to_path_buf(),
+            delimiter: b',',
+            columns: columns.iter().map(|c| Arc::from(*c)).collect(),
+            has_header: true,
+            mode,
+            scope,
+            on_eof,
+            rows: 0,
+        }
+    }
+
+    fn scope(seed: u64, vu: u32) -> Arc<Scope> {
+        Scope::for_vu(Arc::new(Shared::default()), seed, 0, Arc::from("g"), vu)
+    }
+
+    /// `set.column` as the scope holds it after an advance.
+    fn get(scope: &Arc<Scope>, set: &str, column: &str) -> String {
+        let row = scope.get_value(&Value::from(set)).unwrap_or_else(|| panic!("`{set}` is set"));
+        row.get_attr(column).expect("a row is a map").as_str().unwrap_or_else(|| panic!("{column} in {row}")).into()
+    }
+
+    /// Advances `n` times and returns the `phone` of each row.
+    fn phones(data: &DataSources, cursors: &mut UserCursors, scope: &Arc<Scope>, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| {
+                data.advance(cursors, scope).expect("a row");
+                get(scope, "recipients", "phone")
+            })
+            .collect()
+    }
+
+    const FOUR: &str = "phone,name\n1,a\n2,b\n3,c\n4,d\n";
+
+    #[test]
+    fn shared_sequential_goes_in_order_and_recycles() {
+        let dir = Dir::new("recycle");
+        let file = dir.write("r.csv", FOUR);
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::Shared,
+            OnEof::Recycle,
+        )])
+        .expect("opens");
+        assert!(!data.is_empty());
+        let (mut c, s) = (data.user(), scope(1, 1));
+        assert_eq!(phones(&data, &mut c, &s, 9), ["1", "2", "3", "4", "1", "2", "3", "4", "1"]);
+        assert_eq!(get(&s, "recipients", "name"), "a");
+    }
+
+    #[test]
+    fn a_shared_cursor_hands_rows_out_in_turn() {
+        let dir = Dir::new("shared");
+        let file = dir.write("r.csv", FOUR);
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::Shared,
+            OnEof::Recycle,
+        )])
+        .expect("opens");
+        let (mut a, sa) = (data.user(), scope(1, 1));
+        let (mut b, sb) = (data.user(), scope(1, 2));
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            seen.extend(phones(&data, &mut a, &sa, 1));
+            seen.extend(phones(&data, &mut b, &sb, 1));
+        }
+        assert_eq!(seen, ["1", "2", "3", "4", "1", "2"]);
+    }
+
+    #[test]
+    fn per_thread_users_each_read_the_whole_file() {
+        let dir = Dir::new("per-thread");
+        let file = dir.write("r.csv", FOUR);
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::PerThread,
+            OnEof::Recycle,
+        )])
+        .expect("opens");
+        let (mut a, sa) = (data.user(), scope(1, 1));
+        let (mut b, sb) = (data.user(), scope(1, 2));
+        assert_eq!(phones(&data, &mut a, &sa, 2), ["1", "2"]);
+        assert_eq!(phones(&data, &mut b, &sb, 5), ["1", "2", "3", "4", "1"]);
+        assert_eq!(phones(&data, &mut a, &sa, 3), ["3", "4", "1"]);
+    }
+
+    #[test]
+    fn unique_hands_each_row_out_once_then_stops_every_user() {
+        let dir = Dir::new("unique");
+        let file = dir.write("r.csv", FOUR);
+        // `recycle` cannot be written with unique in a plan; a unique set built with it still never recycles.
+        for on_eof in [OnEof::StopThread, OnEof::Recycle] {
+            let data =
+                DataSources::open(&[set(&file, &["phone", "name"], DataMode::Unique, DataScope::Shared, on_eof)])
+                    .expect("opens");
+            let mut users: Vec<_> = (1..=3).map(|vu| (data.user(), scope(1, vu))).collect();
+            let mut got = Vec::new();
+            let mut ends = 0;
+            for _ in 0..3 {
+                for (c, s) in &mut users {
+                    match data.advance(c, s) {
+                        Ok(()) => got.push(get(s, "recipients", "phone")),
+                        Err(e) => {
+                            assert_eq!(e, EndOfData { set: Arc::from("recipients"), on_eof: OnEof::StopThread });
+                            ends += 1;
+                        }
+                    }
+                }
+            }
+            got.sort();
+            assert_eq!(got, ["1", "2", "3", "4"]);
+            assert_eq!(ends, 5);
+        }
+    }
+
+    #[test]
+    fn stop_thread_and_stop_run_end_with_their_action() {
+        let dir = Dir::new("stop");
+        let file = dir.write("r.csv", FOUR);
+        let end = |on_eof| EndOfData { set: Arc::from("recipients"), on_eof };
+
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::Shared,
+            OnEof::StopRun,
+        )])
+        .expect("opens");
+        let (mut c, s) = (data.user(), scope(1, 1));
+        assert_eq!(phones(&data, &mut c, &s, 4), ["1", "2", "3", "4"]);
+        assert_eq!(data.advance(&mut c, &s), Err(end(OnEof::StopRun)));
+        assert_eq!(data.advance(&mut data.user(), &scope(1, 2)), Err(end(OnEof::StopRun)), "the cursor is shared");
+
+        let per_thread = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::PerThread, OnEof::StopThread);
+        let data = DataSources::open(&[per_thread]).expect("opens");
+        let (mut a, sa) = (data.user(), scope(1, 1));
+        assert_eq!(phones(&data, &mut a, &sa, 4), ["1", "2", "3", "4"]);
+        assert_eq!(data.advance(&mut a, &sa), Err(end(OnEof::StopThread)));
+        assert_eq!(data.advance(&mut a, &sa), Err(end(OnEof::StopThread)), "and stays ended");
+        let (mut b, sb) = (data.user(), scope(1, 2));
+        assert_eq!(phones(&data, &mut b, &sb, 4), ["1", "2", "3", "4"], "another user has its own rows");
+        assert_eq!(data.failure(), None);
+    }
+
+    #[test]
+    fn random_rows_are_the_same_for_the_same_seed_and_user() {
+        let dir = Dir::new("random");
+        let rows: String = (0..50).map(|i| format!("{i},n{i}\n")).collect();
+        let file = dir.write("r.csv", format!("phone,name\n{rows}"));
+        let draws = |seed, vu| {
+            let random = set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle);
+            let data = DataSources::open(&[random]).expect("opens");
+            let (mut c, s) = (data.user(), scope(seed, vu));
+            phones(&data, &mut c, &s, 30)
+        };
+        let first = draws(7, 1);
+        assert_eq!(first, draws(7, 1));
+        assert_ne!(first, draws(7, 2), "another user draws other rows");
+        assert_ne!(first, draws(8, 1), "another seed draws other rows");
+        assert!(first.iter().all(|p| p.parse::<u32>().is_ok_and(|n| n < 50)), "{first:?}");
+        let distinct: std::collections::HashSet<_> = first.iter().collect();
+        assert!(distinct.len() > 10, "draws spread over the file: {first:?}");
+    }
+
+    #[test]
+    fn quotes_delimiters_line_endings_and_long_rows() {
+        let dir = Dir::new("syntax");
+        let long = "x".repeat(5000);
+        let text = format!("\u{feff}phone;name\r\n\"+1;2\";\"say \"\"hi\"\"\nthere\"\r\n\r\n\n555;{long}\r\n666;last");
+        let file = dir.write("r.csv", text);
+        for mode in [DataMode::Sequential, DataMode::Random] {
+            let mut s = set(&file, &["phone", "name"], mode, DataScope::PerThread, OnEof::Recycle);
+            s.delimiter = b';';
+            let data = DataSources::open(&[s]).expect("opens");
+            let (mut c, sc) = (data.user(), scope(3, 1));
+            let mut seen = std::collections::BTreeMap::new();
+            for _ in 0..40 {
+                data.advance(&mut c, &sc).expect("a row");
+                seen.insert(get(&sc, "recipients", "phone"), get(&sc, "recipients", "name"));
+            }
+            assert_eq!(seen.len(), 3, "{mode:?}: {seen:?}");
+            assert_eq!(seen["+1;2"], "say \"hi\"\nthere");
+            assert_eq!(seen["555"], long);
+            assert_eq!(seen["666"], "last");
+        }
+    }
+
+    #[test]
+    fn without_a_header_the_first_row_is_data() {
+        let dir = Dir::new("columns");
+        let file = dir.write("r.csv", "1,a\n2,b\n");
+        let mut s = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
+        s.has_header = false;
+        let data = DataSources::open(&[s]).expect("opens");
+        let (mut c, sc) = (data.user(), scope(1, 1));
+        assert_eq!(phones(&data, &mut c, &sc, 3), ["1", "2", "1"]);
+    }
+
+    #[test]
+    fn templates_read_a_row_by_column_name() {
+        let dir = Dir::new("template");
+        let file = dir.write("r.csv", FOUR);
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::Shared,
+            OnEof::Recycle,
+        )])
+        .expect("opens");
+        let mut templates = Templates::new();
+        let (tpl, _) =
+            templates.add("to={{ recipients.phone }} hello {{ recipients['name'] }} {{ recipients | list }}").unwrap();
+        let (mut c, s) = (data.user(), scope(1, 1));
+        data.advance(&mut c, &s).expect("a row");
+        assert_eq!(templates.render(&tpl, &s).unwrap(), r#"to=1 hello a ["phone", "name"]"#);
+        let (missing, _) = templates.add("{{ recipients.phne }}").unwrap();
+        assert!(templates.render(&missing, &s).is_err(), "an unknown column is an error, not an empty string");
+    }
+
+    #[test]
+    fn every_set_advances_and_the_end_names_its_set() {
+        let dir = Dir::new("two");
+        let long = dir.write("long.csv", FOUR);
+        let short = dir.write("short.csv", "code\nx\ny\n");
+        let mut second = set(&short, &["code"], DataMode::Sequential, DataScope::Shared, OnEof::StopRun);
+        second.name = Arc::from("codes");
+        let first = set(&long, &["phone", "name"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
+        let data = DataSources::open(&[first, second]).expect("opens");
+        let (mut c, s) = (data.user(), scope(1, 1));
+        data.advance(&mut c, &s).expect("a row");
+        assert_eq!((get(&s, "recipients", "phone"), get(&s, "codes", "code")), ("1".into(), "x".into()));
+        data.advance(&mut c, &s).expect("a row");
+        assert_eq!((get(&s, "recipients", "phone"), get(&s, "codes", "code")), ("2".into(), "y".into()));
+        assert_eq!(data.advance(&mut c, &s), Err(EndOfData { set: Arc::from("codes"), on_eof: OnEof::StopRun }));
+    }
+
+    #[test]
+    fn open_fails_on_a_missing_or_empty_file() {
+        let dir = Dir::new("open");
+        let missing = set(&dir.0.join("nope.csv"), &["phone"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
+        assert!(matches!(DataSources::open(&[missing]), Err(DataError::Io { .. })));
+        let header_only = dir.write("h.csv", "phone\n\n");
+        for mode in [DataMode::Sequential, DataMode::Random] {
+            let s = set(&header_only, &["phone"], mode, DataScope::Shared, OnEof::Recycle);
+            let err = DataSources::open(&[s]).expect_err("no rows");
+            assert!(matches!(err, DataError::Empty { .. }), "{err}");
+        }
+        assert!(DataSources::open(&[]).expect("no sets").is_empty());
+    }
+
+    /// Sequential reading holds one row's worth of buffer, whatever the file's size: 100,000 rows read twice
+    /// round through `advance` wrap correctly and leave the buffers at their first size.
+    #[test]
+    fn a_large_file_is_streamed_twice_round() {
+        let dir = Dir::new("large");
+        let rows = 100_000;
+        let mut text = String::from("phone,name\n");
+        for i in 0..rows {
+            text.push_str(&format!("{i},name {i}\n"));
+        }
+        let file = dir.write("r.csv", &text);
+        let per_thread = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::PerThread, OnEof::Recycle);
+        let data = DataSources::open(&[per_thread]).expect("opens");
+        let (mut c, s) = (data.user(), scope(1, 1));
+        for i in 0..2 * rows + 1 {
+            data.advance(&mut c, &s).expect("a row");
+            if i % 997 == 0 || i + 2 >= rows && i <= rows + 1 || i == 2 * rows {
+                assert_eq!(get(&s, "recipients", "phone"), (i % rows).to_string(), "advance {i}");
+                assert_eq!(get(&s, "recipients", "name"), format!("name {}", i % rows));
+            }
+        }
+        assert!(c.buf.capacity() <= FIRST_CHUNK, "the buffer stays at one chunk: {}", c.buf.capacity());
+        assert!((text.len() as u64) > 1_000_000, "the file is far larger than the buffer");
+    }
+}

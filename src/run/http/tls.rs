@@ -1,0 +1,219 @@
+//! TLS for https targets: rustls with the ring provider, Mozilla's roots bundled (a fresh CI machine may have
+//! no system certificates, and a bundle behaves the same everywhere), certificate verification on unless the
+//! plan says `insecure: true`. One [`ClientConfig`] serves a whole run: building it reads files and loads
+//! ~150 roots, which is no work to repeat per virtual user.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+
+use crate::plan::model::TlsSettings;
+
+/// A TLS setting that cannot be used: a file that does not read or holds no usable PEM item.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// A file could not be read.
+    #[error("tls.{key}: cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The setting (`ca`, `client_cert`, `client_key`).
+        key: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is not the PEM it should be.
+    #[error("tls.{key}: `{}` holds no usable PEM {what}: {reason}", path.display())]
+    Pem {
+        /// The setting.
+        key: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What was looked for: `certificate` or `private key`.
+        what: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// rustls refused a certificate or key (a CA that does not parse, a key that does not match).
+    #[error("tls.{key}: `{}` was refused: {source}", path.display())]
+    Refused {
+        /// The setting.
+        key: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// rustls' reason.
+        #[source]
+        source: rustls::Error,
+    },
+}
+
+/// Builds the client configuration for a run's TLS settings: Mozilla's roots plus `ca`, or no verification
+/// at all with `insecure`; a client certificate when `client_cert` and `client_key` are given. HTTP/1.1 only
+/// is offered by ALPN, as that is all planrun speaks.
+pub fn tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, TlsError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions");
+    let builder = if settings.insecure {
+        builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
+    } else {
+        let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        if let Some(path) = &settings.ca {
+            for cert in certificates("ca", path)? {
+                roots.add(cert).map_err(|source| TlsError::Refused { key: "ca", path: path.clone(), source })?;
+            }
+        }
+        builder.with_root_certificates(roots)
+    };
+    let mut config = match (&settings.client_cert, &settings.client_key) {
+        (Some(cert), Some(key)) => builder
+            .with_client_auth_cert(certificates("client_cert", cert)?, private_key(key)?)
+            .map_err(|source| TlsError::Refused { key: "client_key", path: key.clone(), source })?,
+        _ => builder.with_no_client_auth(),
+    };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The configuration for these settings, built once and shared by every virtual user that asks for it while
+/// another still holds it: the users of one run share one, and a later run in the same process (whose files
+/// may have changed) builds its own once the earlier run's clients are gone. An error is not remembered.
+pub fn shared_tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, TlsError> {
+    static SHARED: Mutex<Vec<(TlsSettings, Weak<ClientConfig>)>> = Mutex::new(Vec::new());
+    // Held while building, so the users of a run that start together build it once between them.
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    shared.retain(|(_, config)| config.strong_count() > 0);
+    if let Some(config) = shared.iter().find(|(s, _)| s == settings).and_then(|(_, c)| c.upgrade()) {
+        return Ok(config);
+    }
+    let config = tls_config(settings)?;
+    shared.push((settings.clone(), Arc::downgrade(&config)));
+    Ok(config)
+}
+
+/// The name the server's certificate must be valid for: a DNS name, or an IP address (sent without SNI).
+pub fn server_name(host: &str) -> Option<ServerName<'static>> {
+    ServerName::try_from(host.to_string()).ok()
+}
+
+fn read(key: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
+    std::fs::read(path).map_err(|source| TlsError::Read { key, path: path.to_owned(), source })
+}
+
+fn certificates(key: &'static str, path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
+    let pem = read(key, path)?;
+    let bad = |reason: String| TlsError::Pem { key, path: path.to_owned(), what: "certificate", reason };
+    let certs = CertificateDer::pem_slice_iter(&pem).collect::<Result<Vec<_>, _>>().map_err(|e| bad(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(bad("no `-----BEGIN CERTIFICATE-----` section".into()));
+    }
+    Ok(certs)
+}
+
+fn private_key(path: &Path) -> Result<PrivateKeyDer<'static>, TlsError> {
+    let pem = read("client_key", path)?;
+    PrivateKeyDer::from_pem_slice(&pem).map_err(|e| TlsError::Pem {
+        key: "client_key",
+        path: path.to_owned(),
+        what: "private key",
+        reason: match e {
+            rustls::pki_types::pem::Error::NoItemsFound => {
+                "no `-----BEGIN PRIVATE KEY-----` (PKCS#8), `RSA PRIVATE KEY` or `EC PRIVATE KEY` section".into()
+            }
+            e => e.to_string(),
+        },
+    })
+}
+
+/// `insecure: true`: any certificate for any name is accepted, but the handshake's signatures are still
+/// checked, so the connection is encrypted with the key of whoever presented the certificate.
+#[derive(Debug)]
+struct AcceptAnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_settings_build_and_are_shared_while_held() {
+        let settings = TlsSettings::default();
+        let a = shared_tls_config(&settings).unwrap();
+        let b = shared_tls_config(&settings).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "one configuration while one is held");
+        assert_eq!(a.alpn_protocols, vec![b"http/1.1".to_vec()]);
+        let insecure = shared_tls_config(&TlsSettings { insecure: true, ..Default::default() }).unwrap();
+        assert!(!Arc::ptr_eq(&a, &insecure), "other settings, another configuration");
+    }
+
+    #[test]
+    fn unusable_files_say_which_setting_and_why() {
+        let dir = std::env::temp_dir().join(format!("planrun-tls-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let junk = dir.join("junk.pem");
+        std::fs::write(&junk, "not a certificate\n").unwrap();
+        let missing = dir.join("missing.pem");
+        let e = tls_config(&TlsSettings { ca: Some(junk.clone()), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.starts_with("tls.ca: `") && e.contains("holds no usable PEM certificate"), "{e}");
+        let e = tls_config(&TlsSettings { ca: Some(missing), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.starts_with("tls.ca: cannot read `") && e.contains("missing.pem"), "{e}");
+        let e = tls_config(&TlsSettings {
+            client_cert: Some(junk.clone()),
+            client_key: Some(junk.clone()),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("tls.client_cert: "), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn ip_addresses_and_dns_names_are_server_names() {
+        assert!(matches!(server_name("127.0.0.1"), Some(ServerName::IpAddress(_))));
+        assert!(matches!(server_name("::1"), Some(ServerName::IpAddress(_))));
+        assert!(matches!(server_name("example.com"), Some(ServerName::DnsName(_))));
+        assert!(server_name("bad name").is_none());
+    }
+}

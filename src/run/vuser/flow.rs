@@ -1,0 +1,139 @@
+//! Running a user's steps: requests, pauses, and blocks (transaction, if, loop, while, foreach, once, random).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Instant;
+
+use rand::Rng;
+
+use super::super::check::truthy;
+use super::VirtualUser;
+use crate::compile::{Graph, StepNode};
+use crate::template::Tpl;
+
+type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+
+impl VirtualUser {
+    /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
+    /// first request's times are measured from it. False when the run or the group is over.
+    pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
+        self.iteration += 1;
+        self.scope.set_iteration(self.iteration);
+        self.intended = intended;
+        let graph = self.cx.graph.clone();
+        let steps = &graph.groups[self.group].steps;
+        self.run_steps(&graph, steps).await && !self.must_stop()
+    }
+
+    fn run_steps<'a>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
+        Box::pin(async move {
+            for step in steps {
+                if self.must_stop() || !self.run_step(graph, step).await {
+                    return false;
+                }
+            }
+            true
+        })
+    }
+
+    async fn run_step(&mut self, graph: &Graph, step: &StepNode) -> bool {
+        match step {
+            StepNode::Request(node) => {
+                let intended = self.intended.take();
+                let sample = self.request(graph, node, intended).await;
+                self.transactions.add(&sample);
+                if self.cx.tx.send(sample).await.is_err() {
+                    return false;
+                }
+                if !self.must_stop() {
+                    self.pause(&graph.groups[self.group].think_time).await;
+                }
+                true
+            }
+            StepNode::Think(t) => {
+                self.pause(t).await;
+                true
+            }
+            StepNode::Transaction { name, steps } => {
+                self.transactions.open(name.clone());
+                let go_on = self.run_steps(graph, steps).await;
+                let sample = self.transactions.close(self.thread.clone(), &self.cx.active, self.group);
+                if let Some(sample) = sample {
+                    if self.cx.tx.send(sample).await.is_err() {
+                        return false;
+                    }
+                }
+                go_on
+            }
+            StepNode::If { cond, then, otherwise } => {
+                let branch = if self.condition(graph, cond) { then } else { otherwise };
+                self.run_steps(graph, branch).await
+            }
+            StepNode::Loop { count, steps } => {
+                for _ in 0..*count {
+                    if !self.run_steps(graph, steps).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            StepNode::While { cond, max, steps } => {
+                for _ in 0..*max {
+                    if !self.condition(graph, cond) {
+                        break;
+                    }
+                    if !self.run_steps(graph, steps).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            StepNode::ForEach { list, var, steps } => {
+                for item in self.list(graph, list) {
+                    self.scope.set_var(var.clone(), item);
+                    if !self.run_steps(graph, steps).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            StepNode::Once { id, steps } => {
+                if self.once_done.insert(*id) {
+                    return self.run_steps(graph, steps).await;
+                }
+                true
+            }
+            StepNode::Random(branches) => {
+                let total = branches.last().map_or(0, |(w, _)| *w);
+                if total == 0 {
+                    return true;
+                }
+                let pick = self.scope.with_rng(|r| r.random_range(0..total));
+                match branches.iter().find(|(w, _)| pick < *w) {
+                    Some((_, steps)) => self.run_steps(graph, steps).await,
+                    None => true,
+                }
+            }
+        }
+    }
+
+    /// A condition that fails to render counts as false.
+    fn condition(&self, graph: &Graph, cond: &Tpl) -> bool {
+        graph.templates.render(cond, &self.scope).is_ok_and(|s| truthy(&s))
+    }
+
+    /// The items of a foreach list; a list that fails to render or is not a list gives no items.
+    fn list(&self, graph: &Graph, list: &Tpl) -> Vec<minijinja::Value> {
+        let Ok(text) = graph.templates.render(list, &self.scope) else { return Vec::new() };
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|v| match v {
+                    serde_json::Value::String(s) => minijinja::Value::from(s.as_str()),
+                    other => crate::template::to_value(other),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
