@@ -4,6 +4,8 @@ mod args;
 mod compare;
 mod dry_run;
 pub mod exit;
+mod guard;
+mod progress;
 mod report;
 mod run;
 mod signals;

@@ -6,10 +6,13 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::args::RunArgs;
+use super::guard::{Aborted, Guard};
+use super::progress::Progress;
 use super::{exit, signals};
 use crate::pipeline::{load, LoadError, StubMode};
 use crate::plan::{LoadOptions, PlanError};
 use crate::report::summary::render_table;
+use crate::report::thresholds::{evaluate, render as render_thresholds};
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
 use crate::sink::{Sink, SinkSet};
@@ -39,8 +42,15 @@ pub(super) async fn run(a: RunArgs) -> i32 {
             }
         }
     }
+    let peak: u64 = graph.groups.iter().map(|g| u64::from(g.threads)).sum();
+    // The in-process stub holds the other end of every connection.
+    let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
+    if let Err(e) = crate::limits::ensure_open_files(sockets) {
+        eprintln!("error: {e}");
+        return exit::ABORTED;
+    }
     if !a.quiet {
-        let threads: u64 = graph.groups.iter().map(|g| u64::from(g.threads)).sum();
+        let threads = peak;
         eprintln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
         if graph.seed_drawn {
             eprintln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
@@ -51,8 +61,15 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         eprintln!("planrun: results -> {}", jtl_path.display());
     }
     let (stop_tx, stop_rx) = watch::channel(false);
-    let stopped = signals::install(stop_tx);
-    let result = crate::run::execute(Arc::clone(&graph), SinkSet::new(outputs), stop_rx).await;
+    let stop_tx = Arc::new(stop_tx);
+    let stopped = signals::install(stop_tx.clone());
+    let aborted = Aborted::default();
+    let mut sinks = SinkSet::new(outputs);
+    sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
+    if !a.quiet {
+        sinks.observers.push(Box::new(Progress::new(&graph)));
+    }
+    let result = crate::run::execute(Arc::clone(&graph), sinks, stop_rx).await;
     if let Some(stub) = loaded.stub {
         stub.shutdown().await;
     }
@@ -67,6 +84,16 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if graph.seed_drawn {
         eprintln!("planrun: seed {}", graph.seed);
     }
+    for (g, dropped) in graph.groups.iter().zip(&result.dropped).filter(|(_, d)| **d > 0) {
+        println!(
+            "Dropped iterations: {dropped} in group `{}` (every one of its {} threads was busy; raise max_threads)",
+            g.name, g.threads
+        );
+    }
+    let verdicts = evaluate(&graph.thresholds, &summary);
+    if !verdicts.is_empty() {
+        println!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
+    }
     let (summary_json, report) = (a.summary_json.as_deref(), a.report.as_deref());
     if let Err(e) = super::report::after_run(&result.sinks.stats, &jtl_path, summary_json, report) {
         eprintln!("error: {e}");
@@ -76,10 +103,16 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         eprintln!("error: {e}");
         return exit::ABORTED;
     }
-    match stopped.code() {
-        Some(code) if result.interrupted => code,
-        _ => exit::OK,
+    if let Some(code) = stopped.code().filter(|_| result.interrupted) {
+        return code;
     }
+    if let Some(code) = aborted.code() {
+        return code;
+    }
+    if verdicts.iter().any(|v| !v.passed) {
+        return exit::THRESHOLD_FAILED;
+    }
+    exit::OK
 }
 
 /// Prints why a plan cannot run and returns the exit code.

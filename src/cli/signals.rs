@@ -23,12 +23,13 @@ impl Stopped {
 
 /// Listens for SIGINT and SIGTERM; the first sets `stop`, a second exits the process (rows already
 /// written are complete lines: the JTL sink flushes whole batches).
-pub(super) fn install(stop: watch::Sender<bool>) -> Stopped {
+pub(super) fn install(stop: Arc<watch::Sender<bool>>) -> Stopped {
     let stopped = Stopped::default();
     let flag = stopped.0.clone();
     tokio::spawn(async move {
+        let mut signals = Signals::new();
         loop {
-            let code = next_signal().await;
+            let code = signals.next().await;
             if flag.swap(code, Ordering::Relaxed) != 0 {
                 eprintln!("\nplanrun: stopping now");
                 std::process::exit(code);
@@ -40,21 +41,38 @@ pub(super) fn install(stop: watch::Sender<bool>) -> Stopped {
     stopped
 }
 
-#[cfg(unix)]
-async fn next_signal() -> i32 {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
-        std::future::pending::<()>().await;
-        unreachable!()
-    };
-    tokio::select! {
-        _ = int.recv() => exit::INTERRUPTED,
-        _ = term.recv() => exit::TERMINATED,
-    }
+/// SIGINT and SIGTERM, registered once for the whole run.
+struct Signals {
+    #[cfg(unix)]
+    streams: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
 }
 
-#[cfg(not(unix))]
-async fn next_signal() -> i32 {
-    let _ = tokio::signal::ctrl_c().await;
-    exit::INTERRUPTED
+impl Signals {
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let streams = signal(SignalKind::interrupt()).ok().zip(signal(SignalKind::terminate()).ok());
+            Self { streams }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    /// The exit code of the next signal.
+    async fn next(&mut self) -> i32 {
+        #[cfg(unix)]
+        {
+            let Some((int, term)) = self.streams.as_mut() else { return std::future::pending().await };
+            tokio::select! {
+                _ = int.recv() => exit::INTERRUPTED,
+                _ = term.recv() => exit::TERMINATED,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            exit::INTERRUPTED
+        }
+    }
 }

@@ -8,6 +8,7 @@ pub mod model;
 pub mod node;
 mod request;
 mod steps;
+mod threshold;
 mod validate;
 
 pub use duration::parse as parse_duration;

@@ -31,6 +31,8 @@ pub struct Plan {
     pub variables: Vec<(Arc<str>, Tpl)>,
     /// CSV data sets, read as `{{ name.column }}`; each virtual user takes a row per iteration.
     pub data: Vec<DataSet>,
+    /// Pass/fail criteria on the run's statistics.
+    pub thresholds: Vec<Threshold>,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
     pub groups: Vec<ThreadGroup>,
 }
@@ -475,4 +477,59 @@ pub enum OnEof {
     StopThread,
     /// The whole run stops.
     StopRun,
+}
+
+/// A pass/fail criterion, like `p95 < 500ms` on a label or on the total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    /// The label it applies to; `None` for the total.
+    pub label: Option<Arc<str>>,
+    /// What is measured.
+    pub metric: Metric,
+    /// How it compares.
+    pub op: Op,
+    /// The bound, in the metric's unit: ms for times, a fraction for error_rate, per second, or a count.
+    pub value: f64,
+    /// As written.
+    pub text: String,
+    /// Where it is written.
+    pub span: Span,
+    /// Stop the run as soon as it fails (checked every second once `delay` has passed).
+    pub abort_on_fail: bool,
+    /// How long to wait before checking it while running.
+    pub delay: Duration,
+}
+
+/// What a threshold measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Metric {
+    /// Mean response time.
+    Mean,
+    /// Fastest response.
+    Min,
+    /// Slowest response.
+    Max,
+    /// A percentile of response times.
+    Percentile(f64),
+    /// Failed samples over all samples.
+    ErrorRate,
+    /// Samples per second.
+    Throughput,
+    /// Number of samples.
+    Samples,
+}
+
+/// A comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// <
+    Lt,
+    /// <=
+    Le,
+    /// >
+    Gt,
+    /// >=
+    Ge,
+    /// ==
+    Eq,
 }

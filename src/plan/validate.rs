@@ -28,6 +28,7 @@ const PLAN_KEYS: &[&str] = &[
     "setup",
     "thread_groups",
     "teardown",
+    "thresholds",
 ];
 const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
 const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
@@ -88,6 +89,10 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         names.insert(set.name.to_string());
     }
     super::steps::bound_names(root, &mut names);
+    let thresholds = match f.get("thresholds") {
+        Some(t) => super::threshold::thresholds(&mut cx, t),
+        None => Some(Vec::new()),
+    };
     let groups = match (cx.require(&f, "thread_groups"), &defaults) {
         (Some(_), Some(d)) => {
             let mut all = Some(Vec::new());
@@ -106,12 +111,24 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     if !cx.diags.is_empty() {
         return Err(cx.diags.sorted());
     }
-    let (Some(name), Some(defaults), Some(variables), Some(data), Some(groups)) =
-        (name, defaults, variables, data, groups)
+    let (Some(name), Some(defaults), Some(variables), Some(data), Some(thresholds), Some(groups)) =
+        (name, defaults, variables, data, thresholds, groups)
     else {
         return Err(cx.diags.sorted());
     };
-    Ok(Plan { name, description, seed, seed_drawn, templates: cx.templates, shared, defaults, variables, data, groups })
+    Ok(Plan {
+        name,
+        description,
+        seed,
+        seed_drawn,
+        templates: cx.templates,
+        shared,
+        defaults,
+        variables,
+        data,
+        thresholds,
+        groups,
+    })
 }
 
 fn plan_seed(root: &Node) -> Option<u64> {

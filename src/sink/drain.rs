@@ -3,7 +3,7 @@
 use tokio::sync::mpsc::Receiver;
 
 use super::stats::Stats;
-use super::{Sink, SinkError};
+use super::{Observer, Sink, SinkError};
 use crate::sample::Sample;
 
 /// Most samples taken from the channel at once.
@@ -15,12 +15,14 @@ pub struct SinkSet {
     pub stats: Stats,
     /// The result files (JTL, JSON lines), written in this order.
     pub outputs: Vec<Box<dyn Sink>>,
+    /// Watchers of the samples (progress, thresholds).
+    pub observers: Vec<Box<dyn Observer>>,
 }
 
 impl SinkSet {
     /// Fresh statistics and the given outputs.
     pub fn new(outputs: Vec<Box<dyn Sink>>) -> Self {
-        SinkSet { stats: Stats::new(), outputs }
+        SinkSet { stats: Stats::new(), outputs, observers: Vec::new() }
     }
 }
 
@@ -38,8 +40,17 @@ pub async fn drain(mut rx: Receiver<Sample>, mut set: SinkSet) -> (SinkSet, Resu
         }
         if failed.is_none() {
             failed = set.outputs.iter_mut().find_map(|out| out.write(&buf).err());
+            if let Some(e) = &failed {
+                set.observers.iter_mut().for_each(|o| o.sink_failed(e));
+            }
+        }
+        for o in &mut set.observers {
+            o.batch(&buf, &set.stats);
         }
         buf.clear();
+    }
+    for o in &mut set.observers {
+        o.finish(&set.stats);
     }
     for out in &mut set.outputs {
         let finished = out.finish();

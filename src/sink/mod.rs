@@ -3,9 +3,11 @@
 mod drain;
 pub mod jsonl;
 pub mod jtl;
+mod observe;
 pub mod stats;
 
 pub use drain::{drain, SinkSet};
+pub use observe::Observer;
 
 use crate::sample::Sample;
 

@@ -1,0 +1,84 @@
+//! Stops a run early: when a threshold marked `abort_on_fail` fails, or when results cannot be written.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use super::exit;
+use crate::plan::model::Threshold;
+use crate::report::thresholds::evaluate;
+use crate::sample::Sample;
+use crate::sink::stats::Stats;
+use crate::sink::{Observer, SinkError};
+
+/// How often aborting thresholds are checked while the run goes on.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// Why the run was stopped early, as an exit code (0: it was not).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Aborted(Arc<AtomicI32>);
+
+impl Aborted {
+    /// The exit code of the early stop, if any.
+    pub fn code(&self) -> Option<i32> {
+        match self.0.load(Ordering::Relaxed) {
+            0 => None,
+            c => Some(c),
+        }
+    }
+}
+
+/// The observer that stops the run.
+pub(super) struct Guard {
+    thresholds: Vec<Threshold>,
+    started: Instant,
+    last: Instant,
+    stop: Arc<watch::Sender<bool>>,
+    aborted: Aborted,
+}
+
+impl Guard {
+    /// A guard over the aborting thresholds of a plan.
+    pub fn new(thresholds: &[Threshold], stop: Arc<watch::Sender<bool>>, aborted: Aborted) -> Self {
+        let now = Instant::now();
+        Self {
+            thresholds: thresholds.iter().filter(|t| t.abort_on_fail).cloned().collect(),
+            started: now,
+            last: now,
+            stop,
+            aborted,
+        }
+    }
+
+    fn abort(&self, code: i32, why: &str) {
+        if self.aborted.0.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            eprintln!("\nplanrun: {why}; stopping the run");
+            let _ = self.stop.send(true);
+        }
+    }
+}
+
+impl Observer for Guard {
+    fn batch(&mut self, _batch: &[Sample], stats: &Stats) {
+        if self.thresholds.is_empty() || self.last.elapsed() < CHECK_EVERY {
+            return;
+        }
+        self.last = Instant::now();
+        let elapsed = self.started.elapsed();
+        let due: Vec<Threshold> = self.thresholds.iter().filter(|t| elapsed >= t.delay).cloned().collect();
+        if due.is_empty() {
+            return;
+        }
+        let summary = stats.summary();
+        if let Some(v) = evaluate(&due, &summary).into_iter().find(|v| !v.passed && v.measured.is_some()) {
+            let label = v.threshold.label.as_deref().unwrap_or("TOTAL");
+            self.abort(exit::THRESHOLD_FAILED, &format!("threshold `{}` on {label} failed", v.threshold.text));
+        }
+    }
+
+    fn sink_failed(&mut self, error: &SinkError) {
+        self.abort(exit::ABORTED, &format!("cannot write results ({error})"));
+    }
+}

@@ -1,0 +1,89 @@
+//! Thresholds judged against a summary: which held, which failed, with the measured values.
+
+use std::fmt::Write as _;
+
+use crate::plan::model::{Metric, Op, Threshold};
+use crate::sink::stats::{Summary, SummaryRow};
+
+/// One threshold's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The threshold.
+    pub threshold: Threshold,
+    /// The measured value in the threshold's unit; `None` when its label has no samples.
+    pub measured: Option<f64>,
+    /// True when it held.
+    pub passed: bool,
+}
+
+/// Judges every threshold.
+pub fn evaluate(thresholds: &[Threshold], summary: &Summary) -> Vec<Verdict> {
+    thresholds
+        .iter()
+        .map(|t| {
+            let row = match &t.label {
+                None => Some(&summary.total),
+                Some(l) => summary.rows.iter().find(|r| r.label == l.as_ref()),
+            };
+            let measured = row.filter(|r| r.samples > 0).map(|r| measure(t.metric, r));
+            let passed = measured.is_some_and(|m| compare(m, t.op, t.value));
+            Verdict { threshold: t.clone(), measured, passed }
+        })
+        .collect()
+}
+
+fn measure(metric: Metric, r: &SummaryRow) -> f64 {
+    match metric {
+        Metric::Mean => r.mean_ms,
+        Metric::Min => r.min_ms,
+        Metric::Max => r.max_ms,
+        Metric::Percentile(p) if p >= 99.9 => r.p999_ms,
+        Metric::Percentile(p) if p >= 99.0 => r.p99_ms,
+        Metric::Percentile(p) if p >= 95.0 => r.p95_ms,
+        Metric::Percentile(p) if p >= 90.0 => r.p90_ms,
+        Metric::Percentile(_) => r.p50_ms,
+        Metric::ErrorRate => r.error_pct / 100.0,
+        Metric::Throughput => r.throughput,
+        Metric::Samples => r.samples as f64,
+    }
+}
+
+fn compare(measured: f64, op: Op, bound: f64) -> bool {
+    match op {
+        Op::Lt => measured < bound,
+        Op::Le => measured <= bound,
+        Op::Gt => measured > bound,
+        Op::Ge => measured >= bound,
+        Op::Eq => (measured - bound).abs() < 1e-9,
+    }
+}
+
+/// The measured value as the threshold writes it.
+fn shown(metric: Metric, v: f64) -> String {
+    match metric {
+        Metric::ErrorRate => format!("{:.2}%", v * 100.0),
+        Metric::Throughput => format!("{v:.1}/s"),
+        Metric::Samples => format!("{v:.0}"),
+        _ => format!("{v:.2}ms"),
+    }
+}
+
+/// One line per threshold: PASS or FAIL, the label, the check, what was measured, and where it is written.
+pub fn render(verdicts: &[Verdict], plan_file: &str) -> String {
+    let mut out = String::from("Thresholds:\n");
+    for v in verdicts {
+        let t = &v.threshold;
+        let label = t.label.as_deref().unwrap_or("TOTAL");
+        let measured = match v.measured {
+            Some(m) => shown(t.metric, m),
+            None => "no samples".into(),
+        };
+        let mark = if v.passed { "PASS" } else { "FAIL" };
+        let _ = writeln!(
+            out,
+            "  {mark}  {label}: {}  (measured {measured})  {plan_file}:{}:{}",
+            t.text, t.span.line, t.span.col
+        );
+    }
+    out
+}
