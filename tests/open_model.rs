@@ -1,0 +1,81 @@
+//! The open model against a target that stalls for a second: iterations keep starting on schedule and
+//! are timed from when they should have started, so the stall shows in p99 (as wrk2 shows it), while a
+//! closed-model user, which waits for each answer before asking again, hides it (coordinated omission).
+
+mod common;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+use common::{planrun, TempDir};
+
+/// A server that answers at once, except that everything arriving between 0.7 s and 1.7 s after it
+/// started is held until 1.7 s.
+fn stalling_server() -> (tokio::runtime::Runtime, SocketAddr) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let start = Instant::now();
+    rt.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            tokio::spawn(async move {
+                let service = service_fn(move |_req| async move {
+                    let t = start.elapsed();
+                    if t >= Duration::from_millis(700) && t < Duration::from_millis(1700) {
+                        tokio::time::sleep(Duration::from_millis(1700) - t).await;
+                    }
+                    Ok::<_, Infallible>(hyper::Response::new(Full::new(Bytes::from_static(b"ok"))))
+                });
+                let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    (rt, addr)
+}
+
+/// p99 in ms from the TOTAL line of the summary.
+fn p99(stdout: &str) -> f64 {
+    let line = stdout.lines().find(|l| l.starts_with("TOTAL")).unwrap_or_else(|| panic!("no TOTAL:\n{stdout}"));
+    line.split_whitespace().nth(9).unwrap().parse().unwrap()
+}
+
+fn run(dir: &TempDir, name: &str, group: &str, addr: SocketAddr) -> String {
+    let plan = dir.write(
+        &format!("{name}.yaml"),
+        format!("name: {name}\ndefaults: {{ base_url: \"http://{addr}\" }}\nthread_groups:\n{group}"),
+    );
+    let out = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-o", &format!("{name}.jtl"), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    common::stdout(&out)
+}
+
+#[test]
+fn a_one_second_stall_shows_in_the_open_models_p99() {
+    let dir = TempDir::new("open_model_stall");
+    let (_rt, addr) = stalling_server();
+    let open = "  - name: arrivals\n    arrival_rate: 50/s\n    duration: 3s\n    max_threads: 100\n    steps:\n      - name: s\n        request: { url: /x }\n";
+    let stdout = run(&dir, "open", open, addr);
+    assert!(p99(&stdout) >= 800.0, "the stall must show in p99:\n{stdout}");
+    assert!(!stdout.contains("Dropped iterations"), "100 threads are enough for 50/s:\n{stdout}");
+    let rows = common::read_jtl(&dir.join("open.jtl")).rows.len();
+    assert_eq!(rows, 150, "every arrival of 50/s over 3 s started");
+}
+
+#[test]
+fn a_closed_user_hides_the_same_stall() {
+    let dir = TempDir::new("open_model_closed");
+    let (_rt, addr) = stalling_server();
+    let closed =
+        "  - name: user\n    threads: 1\n    duration: 3s\n    steps:\n      - name: s\n        request: { url: /x }\n";
+    let stdout = run(&dir, "closed", closed, addr);
+    assert!(p99(&stdout) < 800.0, "one slow sample among thousands does not reach p99:\n{stdout}");
+}
