@@ -7,7 +7,7 @@ use super::exit;
 use crate::compile::StepNode;
 use crate::pipeline::{load, StubMode};
 use crate::plan::LoadOptions;
-use crate::run::{user_scope, wire};
+use crate::run::{user_masks, user_scope, wire};
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
@@ -20,6 +20,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let _ = writeln!(out, "# plan `{}`, seed {}", graph.name, graph.seed);
     for (gi, group) in graph.groups.iter().enumerate() {
         let scope = user_scope(graph, gi, 1);
+        let masks = user_masks(graph, &scope);
         let requests = group.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count();
         if requests == 0 {
             continue;
@@ -39,8 +40,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                     writeln!(out, "\n### {} {}-1, iteration {iteration}: {}", group.name, group.number, node.step.name);
                 match wire::render(graph, node, &scope, |_| None) {
                     Ok(w) => {
-                        let _ = out.write_all(w.head_text().as_bytes());
-                        let _ = out.write_all(&w.body);
+                        let _ = out.write_all(&w.masked(&masks));
                         if !w.body.is_empty() {
                             let _ = writeln!(out);
                         }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 
 use crate::plan::model::{
-    Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Step, Think, ThreadGroup,
+    Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold,
 };
 use crate::template::{Shared, TemplateError, Templates, Tpl, FORM_ENCODE};
 use target::Base;
@@ -30,6 +30,10 @@ pub struct Graph {
     pub variables: Vec<(Arc<str>, Tpl)>,
     /// CSV data sets.
     pub data: Vec<DataSet>,
+    /// Pass/fail criteria.
+    pub thresholds: Vec<Threshold>,
+    /// What is masked in dry-run output and results.
+    pub secrets: Secrets,
     /// Request settings every step inherits.
     pub defaults: Defaults,
     /// The base URL, parsed.
@@ -176,6 +180,8 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
         shared: plan.shared,
         variables: plan.variables,
         data: plan.data,
+        thresholds: plan.thresholds,
+        secrets: plan.secrets,
         defaults: plan.defaults,
         base,
         groups,

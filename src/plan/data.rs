@@ -30,26 +30,46 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 const SCAN_BUFFER: usize = 64 << 10;
 
 /// Validates the `data:` mapping: every set's keys and values, and its file, scanned once.
+///
+/// A set with problems (each one recorded) is still returned under its name, with defaults for the rest,
+/// so that the templates reading it are not reported as using an unknown name too; the plan is refused
+/// anyway, since a problem was recorded. `None` only when `data:` is not a mapping.
 pub fn data_sets(cx: &mut Ctx, node: &Node) -> Option<Vec<DataSet>> {
     let Some(entries) = node.as_map() else {
         cx.type_error(node, "data: a mapping of data set names to { file, ... }");
         return None;
     };
     let mut sets = Vec::new();
-    let mut ok = true;
     let mut seen = HashSet::new();
     for (key, value) in entries {
-        let mut named = set_name(cx, &key.name, key.span);
+        let named = set_name(cx, &key.name, key.span);
         if !seen.insert(key.name.as_str()) {
             cx.error(Diagnostic::new(key.span, format!("data set `{}` is declared twice", key.name)));
-            named = false;
+            data_set(cx, &key.name, value);
+            continue;
         }
         match data_set(cx, &key.name, value) {
-            Some(set) if named => sets.push(set),
-            _ => ok = false,
+            Some(set) => sets.push(set),
+            None if named => sets.push(placeholder(&key.name)),
+            None => {}
         }
     }
-    ok.then_some(sets)
+    Some(sets)
+}
+
+/// A set that failed validation, kept for its name only.
+fn placeholder(name: &str) -> DataSet {
+    DataSet {
+        name: Arc::from(name),
+        file: Default::default(),
+        delimiter: b',',
+        columns: Vec::new(),
+        has_header: true,
+        mode: DataMode::Sequential,
+        scope: DataScope::Shared,
+        on_eof: OnEof::Recycle,
+        rows: 0,
+    }
 }
 
 /// Checks that a set's name can be read in a template and means nothing else there.

@@ -33,6 +33,8 @@ pub struct Plan {
     pub data: Vec<DataSet>,
     /// Pass/fail criteria on the run's statistics.
     pub thresholds: Vec<Threshold>,
+    /// What is masked as `***` in dry-run output and results.
+    pub secrets: Secrets,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
     pub groups: Vec<ThreadGroup>,
 }
@@ -532,4 +534,28 @@ pub enum Op {
     Ge,
     /// ==
     Eq,
+}
+
+/// Values that must not appear in dry-run output or result files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Secrets {
+    /// Rendered values of secret properties.
+    pub values: Vec<String>,
+    /// Variables marked secret (their values differ per user).
+    pub variables: Vec<Arc<str>>,
+}
+
+impl Secrets {
+    /// Replaces every secret value in `text` (as written and percent-encoded) with `***`.
+    pub fn mask(values: &[String], text: &str) -> String {
+        let mut out = text.to_string();
+        for v in values.iter().filter(|v| !v.is_empty()) {
+            out = out.replace(v.as_str(), "***");
+            let encoded: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
+            if encoded != *v {
+                out = out.replace(&encoded, "***");
+            }
+        }
+        out
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Phase, Plan, Think, ThreadGroup, TlsSettings};
+use super::model::{Defaults, Phase, Plan, Secrets, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
 use super::request::pairs;
 use super::steps::steps;
@@ -71,7 +71,8 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     if let Some(s) = f.get("seed") {
         cx.count(s, "seed", 0);
     }
-    let props = properties(&mut cx, f.get("properties"), opts, &stub, seed);
+    let mut secrets = Vec::new();
+    let props = properties(&mut cx, f.get("properties"), opts, &stub, seed, &mut secrets);
     let shared = Arc::new(Shared { props, stub });
     cx.load_scope = Scope::load_time(shared.clone(), seed);
 
@@ -80,7 +81,8 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         names.insert("stub".into());
     }
     let defaults = defaults(&mut cx, f.get("defaults"), &names);
-    let variables = variables(&mut cx, f.get("variables"), &mut names);
+    let mut secret_variables = Vec::new();
+    let variables = variables(&mut cx, f.get("variables"), &mut names, &mut secret_variables);
     let data = match f.get("data") {
         Some(d) => super::data::data_sets(&mut cx, d),
         None => Some(Vec::new()),
@@ -127,6 +129,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         variables,
         data,
         thresholds,
+        secrets: Secrets { values: secrets, variables: secret_variables },
         groups,
     })
 }
@@ -139,7 +142,29 @@ fn plan_seed(root: &Node) -> Option<u64> {
 }
 
 /// Renders properties in order, each seeing the ones before it; `-D` values replace them.
-fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JValue, seed: u64) -> JValue {
+/// `{ value: X, secret: true }` or a plain value: the value node and whether it is secret.
+fn secret_wrapper<'n>(cx: &mut Ctx, node: &'n Node) -> Option<(&'n Node, bool)> {
+    let is_wrapper = node.as_map().is_some_and(|m| m.iter().any(|(k, _)| k.name == "secret" || k.name == "value"));
+    if !is_wrapper {
+        return Some((node, false));
+    }
+    let f = cx.fields(node, "secret value", &["value", "secret"])?;
+    let value = cx.require(&f, "value")?;
+    let secret = match f.get("secret") {
+        Some(s) => cx.boolean(s, "secret")?,
+        None => false,
+    };
+    Some((value, secret))
+}
+
+fn properties(
+    cx: &mut Ctx,
+    node: Option<&Node>,
+    opts: &LoadOptions,
+    stub: &JValue,
+    seed: u64,
+    secrets: &mut Vec<String>,
+) -> JValue {
     let mut props: Vec<(String, JValue)> = Vec::new();
     let entries = match node {
         Some(n) => match n.as_map() {
@@ -152,7 +177,11 @@ fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JVal
         None => Vec::new(),
     };
     for (k, v) in &entries {
+        let Some((v, secret)) = secret_wrapper(cx, v) else { continue };
         if let Some((_, over)) = opts.overrides.iter().rev().find(|(n, _)| n == &k.name) {
+            if secret {
+                secrets.push(over.clone());
+            }
             props.push((k.name.clone(), override_value(over)));
             continue;
         }
@@ -171,6 +200,9 @@ fn properties(cx: &mut Ctx, node: Option<&Node>, opts: &LoadOptions, stub: &JVal
                 continue;
             }
         };
+        if secret {
+            secrets.push(value.to_string());
+        }
         props.push((k.name.clone(), value));
     }
     for (n, v) in &opts.overrides {
@@ -267,7 +299,12 @@ fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
     cx.templates.add(text).map(|(t, _)| t).expect("a literal always compiles")
 }
 
-fn variables(cx: &mut Ctx, node: Option<&Node>, names: &mut Names) -> Option<Vec<(Arc<str>, Tpl)>> {
+fn variables(
+    cx: &mut Ctx,
+    node: Option<&Node>,
+    names: &mut Names,
+    secret: &mut Vec<Arc<str>>,
+) -> Option<Vec<(Arc<str>, Tpl)>> {
     let Some(node) = node else { return Some(Vec::new()) };
     let Some(map) = node.as_map() else {
         cx.type_error(node, "variables: a mapping of names to values");
@@ -276,6 +313,10 @@ fn variables(cx: &mut Ctx, node: Option<&Node>, names: &mut Names) -> Option<Vec
     let mut out = Vec::new();
     for (k, v) in map {
         let visible = names.clone();
+        let Some((v, is_secret)) = secret_wrapper(cx, v) else { continue };
+        if is_secret {
+            secret.push(Arc::from(k.name.as_str()));
+        }
         if let Some(t) = cx.template_node(v, "variable", &visible) {
             out.push((Arc::from(k.name.as_str()), t));
         }

@@ -16,4 +16,4 @@ pub mod wire;
 
 pub use execute::{execute, RunResult};
 pub use scheduler::Active;
-pub use vuser::user_scope;
+pub use vuser::{user_masks, user_scope};

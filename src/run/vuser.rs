@@ -15,7 +15,7 @@ use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Check, Think};
+use crate::plan::model::{Check, Secrets, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::{Scope, Tpl};
 
@@ -50,6 +50,14 @@ pub fn user_scope(graph: &Graph, group: usize, vu: u32) -> Arc<Scope> {
     scope
 }
 
+/// The values to mask in this user's results: secret properties and the user's secret variables.
+pub fn user_masks(graph: &Graph, scope: &Scope) -> Vec<String> {
+    let mut masks = graph.secrets.values.clone();
+    masks.extend(graph.secrets.variables.iter().filter_map(|v| scope.var(v)).map(|v| v.to_string()));
+    masks.retain(|m| !m.is_empty());
+    masks
+}
+
 /// One virtual user.
 pub struct VirtualUser {
     cx: RunContext,
@@ -68,6 +76,8 @@ pub struct VirtualUser {
     transactions: Transactions,
     /// `once` blocks this user has run.
     once_done: HashSet<usize>,
+    /// Secret values masked in the URLs written to results.
+    masks: Vec<String>,
 }
 
 impl VirtualUser {
@@ -75,8 +85,10 @@ impl VirtualUser {
     pub fn new(cx: RunContext, group: usize, vu: u32, deadline: Option<Instant>) -> Self {
         let graph = cx.graph.clone();
         let g = &graph.groups[group];
+        let scope = user_scope(&graph, group, vu);
         Self {
-            scope: user_scope(&graph, group, vu),
+            masks: user_masks(&graph, &scope),
+            scope,
             client: Client::new(
                 graph.defaults.cookies,
                 graph.defaults.follow_redirects,
@@ -175,7 +187,10 @@ impl VirtualUser {
                 return sample;
             }
         };
-        sample.url = Some(wire.target.url.clone());
+        sample.url = Some(match self.masks.is_empty() {
+            true => wire.target.url.clone(),
+            false => Secrets::mask(&self.masks, &wire.target.url),
+        });
         let sample_target = wire.target.clone();
         let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;

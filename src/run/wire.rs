@@ -1,11 +1,10 @@
 //! A request rendered for the wire: what dry-run prints and what the HTTP engine sends, byte for byte.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Body, JsonTpl, Part};
+use crate::plan::model::{Body, JsonTpl, Part, Secrets};
 use crate::template::Scope;
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
@@ -144,14 +143,25 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
 }
 
 impl WireRequest {
-    /// The request line and headers as they go on the wire (header names in Title-Case, as sent).
-    pub fn head_text(&self) -> String {
-        let mut s = format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query());
+    /// The request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.
+    pub fn masked(&self, masks: &[String]) -> Vec<u8> {
+        let mut head = String::with_capacity(256);
+        head.push_str(&format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query()));
         for (n, v) in &self.headers {
-            let _ = write!(s, "{}: {}\r\n", title_case(n.as_str()), String::from_utf8_lossy(v.as_bytes()));
+            let value = if *n == http::header::AUTHORIZATION || *n == http::header::PROXY_AUTHORIZATION {
+                "***".into()
+            } else {
+                String::from_utf8_lossy(v.as_bytes()).into_owned()
+            };
+            head.push_str(&format!("{}: {value}\r\n", title_case(n.as_str())));
         }
-        s.push_str("\r\n");
-        s
+        head.push_str("\r\n");
+        let mut out = Secrets::mask(masks, &head).into_bytes();
+        match std::str::from_utf8(&self.body) {
+            Ok(text) if !masks.is_empty() => out.extend_from_slice(Secrets::mask(masks, text).as_bytes()),
+            _ => out.extend_from_slice(&self.body),
+        }
+        out
     }
 }
 

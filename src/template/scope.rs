@@ -68,6 +68,11 @@ impl Scope {
         lock(&self.vars).insert(name, value);
     }
 
+    /// A per-user variable's value.
+    pub fn var(&self, name: &str) -> Option<Value> {
+        lock(&self.vars).get(name).cloned()
+    }
+
     /// Runs `f` with the scope's random generator.
     pub fn with_rng<R>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
         f(&mut lock(&self.rng))
