@@ -147,9 +147,10 @@ fn json_keeps_the_type_of_a_single_expression() {
     assert_eq!(value["b_text"], serde_json::json!("vu 1"));
     assert_eq!(value["c_list"], serde_json::json!([1, 1, "n1", 2.5]));
     assert_eq!(value["d_obj"], serde_json::json!({ "t": true, "z": null, "s": "xy" }));
+    // Keys go out in the order the plan writes them.
     assert_eq!(
         String::from_utf8_lossy(&rec.body),
-        r#"{"a_sum":3,"b_text":"vu 1","c_list":[1,1,"n1",2.5],"d_obj":{"s":"xy","t":true,"z":null}}"#
+        r#"{"a_sum":3,"b_text":"vu 1","c_list":[1,1,"n1",2.5],"d_obj":{"t":true,"z":null,"s":"xy"}}"#
     );
 }
 

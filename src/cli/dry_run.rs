@@ -21,8 +21,8 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     for (gi, group) in graph.groups.iter().enumerate() {
         let scope = user_scope(graph, gi, 1);
         let masks = user_masks(graph, &scope);
-        let requests = group.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count();
-        if requests == 0 {
+        let requests = requests_of(&group.steps);
+        if requests.is_empty() {
             continue;
         }
         let mut shown = 0;
@@ -30,8 +30,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
         while shown < a.count {
             iteration += 1;
             scope.set_iteration(iteration);
-            for step in &group.steps {
-                let StepNode::Request(node) = step else { continue };
+            for node in &requests {
                 if shown == a.count {
                     break;
                 }
@@ -53,4 +52,27 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
         }
     }
     exit::OK
+}
+
+/// Every request of a group's steps, depth first, blocks' bodies included (each branch of an `if` and a
+/// `random` too): dry-run shows what each request looks like, not which branch a run would take.
+fn requests_of(steps: &[StepNode]) -> Vec<&crate::compile::RequestNode> {
+    let mut out = Vec::new();
+    for s in steps {
+        match s {
+            StepNode::Request(r) => out.push(r.as_ref()),
+            StepNode::Think(_) => {}
+            StepNode::Transaction { steps, .. }
+            | StepNode::Loop { steps, .. }
+            | StepNode::While { steps, .. }
+            | StepNode::ForEach { steps, .. }
+            | StepNode::Once { steps, .. } => out.extend(requests_of(steps)),
+            StepNode::If { then, otherwise, .. } => {
+                out.extend(requests_of(then));
+                out.extend(requests_of(otherwise));
+            }
+            StepNode::Random(branches) => branches.iter().for_each(|(_, b)| out.extend(requests_of(b))),
+        }
+    }
+    out
 }
