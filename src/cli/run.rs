@@ -69,7 +69,13 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if !a.quiet {
         sinks.observers.push(Box::new(Progress::new(&graph)));
     }
-    let result = crate::run::execute(Arc::clone(&graph), sinks, stop_rx).await;
+    let result = match crate::run::execute(Arc::clone(&graph), sinks, stop_rx).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::ABORTED;
+        }
+    };
     if let Some(stub) = loaded.stub {
         stub.shutdown().await;
     }
@@ -83,6 +89,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     );
     if graph.seed_drawn {
         eprintln!("planrun: seed {}", graph.seed);
+    }
+    if let Some(why) = &result.data_stop {
+        eprintln!("planrun: the run stopped early: {why}");
     }
     for (g, dropped) in graph.groups.iter().zip(&result.dropped).filter(|(_, d)| **d > 0) {
         println!(

@@ -105,6 +105,15 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
     let mode = f.get("mode").map_or(Some(DataMode::Sequential), |m| choice(cx, m, "mode", MODES));
     let scope = f.get("scope").map_or(Some(DataScope::Shared), |s| choice(cx, s, "scope", SCOPES));
     let on_eof = f.get("on_eof").map(|e| choice(cx, e, "on_eof", ON_EOF));
+    // The file is checked whatever the other keys hold, so one pass reports the problems of both.
+    let columns = columns.map_or(Some(None), |c| c.map(Some));
+    let scanned = match (file_node, &written, delimiter, &columns) {
+        (Some(at), Some(written), Some(delimiter), Some(columns)) => {
+            let path = cx.source.dir().join(written);
+            scan(cx, at, written, &path, delimiter, columns.as_deref()).map(|scan| (path, scan))
+        }
+        _ => None,
+    };
     let (mode, scope) = (mode?, scope?);
     let on_eof = match on_eof {
         Some(e) => e?,
@@ -114,14 +123,8 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
     if !combination(cx, &f, mode, scope, on_eof) {
         return None;
     }
-    let (file_node, written, delimiter) = (file_node?, written?, delimiter?);
-    let columns = match columns {
-        Some(c) => Some(c?),
-        None => None,
-    };
-    let path = cx.source.dir().join(&written);
+    let ((path, scan), delimiter, columns) = (scanned?, delimiter?, columns?);
     let has_header = columns.is_none();
-    let scan = scan(cx, file_node, &written, &path, delimiter, columns.as_deref())?;
     let columns = match columns {
         Some(c) => c.into_iter().map(|(name, _)| name).collect(),
         None => scan.header,
@@ -146,10 +149,10 @@ fn combination(cx: &mut Ctx, f: &super::decode::Fields, mode: DataMode, scope: D
     let mut ok = true;
     if mode == DataMode::Unique && scope == DataScope::PerThread {
         if let Some(s) = f.get("scope") {
-            cx.error(
-                Diagnostic::new(s.span, "`scope: per_thread` cannot be used with `mode: unique`")
-                    .hint("unique hands each row out once in the whole run, so its cursor is always shared; remove `scope`, or use `mode: sequential` to give each thread the whole file"),
-            );
+            cx.error(Diagnostic::new(s.span, "`scope: per_thread` cannot be used with `mode: unique`").hint(
+                "unique hands each row out once in the whole run, so its cursor is always shared; \
+                         remove `scope`, or use `mode: sequential` to give each thread the whole file",
+            ));
             ok = false;
         }
     }
@@ -165,10 +168,10 @@ fn combination(cx: &mut Ctx, f: &super::decode::Fields, mode: DataMode, scope: D
     }
     if mode == DataMode::Random && on_eof != OnEof::Recycle {
         if let Some(e) = f.get("on_eof") {
-            cx.error(
-                Diagnostic::new(e.span, "`on_eof` has no effect with `mode: random`")
-                    .hint("random draws rows with repetition and never runs out; remove `on_eof`, or use `mode: unique` to hand each row out once"),
-            );
+            cx.error(Diagnostic::new(e.span, "`on_eof` has no effect with `mode: random`").hint(
+                "random draws rows with repetition and never runs out; remove `on_eof`, \
+                         or use `mode: unique` to hand each row out once",
+            ));
             ok = false;
         }
     }
@@ -317,10 +320,10 @@ fn scan(
             continue;
         };
         if rows == 0 && columns.is_some_and(|c| looks_like(&record, c)) {
-            cx.error(
-                Diagnostic::new(at.span, format!("{written}:{line}: the first row repeats `columns:`"))
-                    .hint("with `columns:` the file has no header row: remove the header row, or remove `columns:` to read the names from it"),
-            );
+            cx.error(Diagnostic::new(at.span, format!("{written}:{line}: the first row repeats `columns:`")).hint(
+                "with `columns:` the file has no header row: remove the header row, \
+                         or remove `columns:` to read the names from it",
+            ));
             ok = false;
         }
         if record.len() != want {

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
+use super::data::{DataError, DataSources};
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
@@ -25,20 +26,54 @@ pub struct RunResult {
     pub wall: Duration,
     /// Open-model iterations dropped because every thread was busy, per group.
     pub dropped: Vec<u64>,
+    /// Why a data set stopped the run, when one did (`on_eof: stop_run`, or a read error).
+    pub data_stop: Option<String>,
+}
+
+/// A run that could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A data set could not be opened.
+    #[error(transparent)]
+    Data(#[from] DataError),
 }
 
 /// Runs the graph until every group ends or `stop` turns true, writing every sample to `sinks`.
-pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bool>) -> RunResult {
+pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bool>) -> Result<RunResult, StartError> {
     let started = Instant::now();
+    let data = Arc::new(DataSources::open(&graph.data)?);
+    // The users watch `halt`: the caller's stop, or a data set that ran out with `on_eof: stop_run`.
+    let (halt_tx, halt) = watch::channel(false);
+    let halt_tx = Arc::new(halt_tx);
+    let forward = {
+        let (mut stop, halt_tx) = (stop.clone(), halt_tx.clone());
+        tokio::spawn(async move {
+            if stop.wait_for(|s| *s).await.is_ok() {
+                let _ = halt_tx.send(true);
+            }
+        })
+    };
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let drain = tokio::spawn(drain(rx, sinks));
     let active = Arc::new(Active::new(graph.groups.len()));
-    schedule(RunContext { graph, tx, stop: stop.clone(), active: active.clone() }).await;
+    let data_end = Arc::new(std::sync::OnceLock::new());
+    let cx = RunContext {
+        graph,
+        tx,
+        stop: halt,
+        halt: halt_tx,
+        active: active.clone(),
+        data: data.clone(),
+        data_end: data_end.clone(),
+    };
+    schedule(cx).await;
+    forward.abort();
     let (sinks, result) = match drain.await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
     let interrupted = *stop.borrow();
     let dropped = active.dropped.iter().map(|d| d.load(std::sync::atomic::Ordering::Relaxed)).collect();
-    RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped }
+    let data_stop = data.failure().or_else(|| data_end.get().cloned());
+    Ok(RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped, data_stop })
 }

@@ -14,6 +14,6 @@ mod scheduler;
 mod vuser;
 pub mod wire;
 
-pub use execute::{execute, RunResult};
+pub use execute::{execute, RunResult, StartError};
 pub use scheduler::Active;
 pub use vuser::{user_masks, user_scope};

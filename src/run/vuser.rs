@@ -10,6 +10,7 @@ use rand_distr::{Distribution, Normal};
 use tokio::sync::{mpsc, watch};
 
 use super::check::{check, truthy, Observed};
+use super::data::{DataSources, UserCursors};
 use super::extract::extract;
 use super::http::Client;
 use super::scheduler::{stopped, Active};
@@ -33,8 +34,14 @@ pub struct RunContext {
     pub tx: mpsc::Sender<Sample>,
     /// Becomes true when the run must stop starting requests.
     pub stop: watch::Receiver<bool>,
+    /// Stops the whole run from inside it (a data set with `on_eof: stop_run`).
+    pub halt: Arc<watch::Sender<bool>>,
     /// Active-thread counters.
     pub active: Arc<Active>,
+    /// The plan's CSV data sets.
+    pub data: Arc<DataSources>,
+    /// Why a data set stopped the run, set by the first user that ran out.
+    pub data_end: Arc<std::sync::OnceLock<String>>,
 }
 
 /// A virtual user's scope with its variables rendered; a variable that fails to render stays undefined,
@@ -78,6 +85,8 @@ pub struct VirtualUser {
     once_done: HashSet<usize>,
     /// Secret values masked in the URLs written to results.
     masks: Vec<String>,
+    /// This user's place in each data set.
+    cursors: UserCursors,
 }
 
 impl VirtualUser {
@@ -86,7 +95,9 @@ impl VirtualUser {
         let graph = cx.graph.clone();
         let g = &graph.groups[group];
         let scope = user_scope(&graph, group, vu);
+        let cursors = cx.data.user();
         Self {
+            cursors,
             masks: user_masks(&graph, &scope),
             scope,
             client: Client::new(

@@ -85,12 +85,14 @@ async fn drive<F: std::future::Future>(driver: &mut Option<http1::Connection<Io,
     }
 }
 
-/// Where a client's TLS configuration comes from.
+/// Where a client's TLS configuration comes from; resolved on its first https connection.
 enum TlsSource {
-    /// Default settings (verification against Mozilla's roots), looked up on the first https connection.
+    /// Default settings (verification against Mozilla's roots).
     Default,
-    /// The run's configuration.
-    Config(Arc<ClientConfig>),
+    /// The run's configuration, shared by every user.
+    Run(Arc<ClientConfig>),
+    /// This user's copy of it, with a TLS session cache of its own.
+    Own(Arc<ClientConfig>),
     /// The run's TLS settings cannot be used: every https request fails, saying why.
     Unusable(String),
 }
@@ -129,7 +131,7 @@ impl Client {
         tls: Result<Arc<ClientConfig>, TlsError>,
     ) -> Self {
         let tls = match tls {
-            Ok(config) => TlsSource::Config(config),
+            Ok(config) => TlsSource::Run(config),
             Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
         };
         Self { tls, ..Self::new(cookies, follow_redirects, body_limit) }
@@ -166,7 +168,8 @@ impl Client {
         let mut req = req;
         let mut first_byte: Option<Instant> = None;
         for hop in 0..=MAX_REDIRECTS {
-            let mut connecting = false;
+            // When the connection being opened started, so a timeout still counts the time spent on it.
+            let mut connecting: Option<Instant> = None;
             let hop_result =
                 tokio::time::timeout_at(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte))
                     .await;
@@ -177,7 +180,10 @@ impl Client {
                     if let Some(stats) = self.live.take() {
                         settle(&stats, &mut ex);
                     }
-                    ex.result = Err(Failure::timeout(connecting, timeout));
+                    if let Some(t) = connecting {
+                        ex.connect += t.elapsed();
+                    }
+                    ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
                     break;
                 }
                 Ok(Err(f)) => {
@@ -218,7 +224,7 @@ impl Client {
         req: &WireRequest,
         keep_body: bool,
         ex: &mut Exchange,
-        connecting: &mut bool,
+        connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,
     ) -> Result<Response, Failure> {
         let origin = &req.target.origin;
@@ -231,11 +237,11 @@ impl Client {
                 self.conn = None;
                 let stats = WireStats::new();
                 self.live = Some(stats.clone());
-                *connecting = true;
                 let t = Instant::now();
+                *connecting = Some(t);
                 let opened = open(origin.clone(), tls, stats.clone()).await;
                 ex.connect += t.elapsed();
-                *connecting = false;
+                *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
                 settle(&stats, ex);
                 self.conn = Some(opened?);
@@ -281,17 +287,17 @@ impl Client {
     }
 
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
-        if let TlsSource::Default = self.tls {
-            self.tls = match tls::shared_tls_config(&TlsSettings::default()) {
-                Ok(config) => TlsSource::Config(config),
+        let resolved = match &self.tls {
+            TlsSource::Own(config) => return Ok(config.clone()),
+            TlsSource::Unusable(why) => return Err(Failure::new(ErrorKind::Tls, why.clone())),
+            TlsSource::Run(config) => TlsSource::Own(tls::for_one_user(config)),
+            TlsSource::Default => match tls::shared_tls_config(&TlsSettings::default()) {
+                Ok(config) => TlsSource::Own(tls::for_one_user(&config)),
                 Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
-            };
-        }
-        match &self.tls {
-            TlsSource::Config(config) => Ok(config.clone()),
-            TlsSource::Unusable(why) => Err(Failure::new(ErrorKind::Tls, why.clone())),
-            TlsSource::Default => unreachable!("resolved above"),
-        }
+            },
+        };
+        self.tls = resolved;
+        self.tls_config()
     }
 }
 

@@ -1,12 +1,15 @@
 //! TLS for https targets: rustls with the ring provider, Mozilla's roots bundled (a fresh CI machine may have
 //! no system certificates, and a bundle behaves the same everywhere), certificate verification on unless the
-//! plan says `insecure: true`. One [`ClientConfig`] serves a whole run: building it reads files and loads
-//! ~150 roots, which is no work to repeat per virtual user.
+//! plan says `insecure: true`. One [`ClientConfig`] is built per run: building it reads files and loads
+//! ~150 roots, which is no work to repeat per virtual user. Each user then takes a copy with a TLS session
+//! cache of its own ([`for_one_user`]), so a user resumes its own sessions, like a browser or a JMeter thread,
+//! and never another user's: a thousand users are a thousand clients doing their own full handshakes.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::Resumption;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
@@ -96,6 +99,17 @@ pub fn shared_tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, Tl
     let config = tls_config(settings)?;
     shared.push((settings.clone(), Arc::downgrade(&config)));
     Ok(config)
+}
+
+/// TLS sessions one virtual user remembers, one per origin it talks to (it rarely talks to more than a few).
+const SESSIONS_PER_USER: usize = 8;
+
+/// The run's configuration for one virtual user: the same trust and client certificate, and a session cache of
+/// the user's own. Cheap: a handful of `Arc`s are cloned.
+pub fn for_one_user(run: &ClientConfig) -> Arc<ClientConfig> {
+    let mut config = run.clone();
+    config.resumption = Resumption::in_memory_sessions(SESSIONS_PER_USER);
+    Arc::new(config)
 }
 
 /// The name the server's certificate must be valid for: a DNS name, or an IP address (sent without SNI).

@@ -9,6 +9,7 @@ use rand::Rng;
 use super::super::check::truthy;
 use super::VirtualUser;
 use crate::compile::{Graph, StepNode};
+use crate::plan::model::OnEof;
 use crate::template::Tpl;
 
 type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
@@ -19,6 +20,15 @@ impl VirtualUser {
     pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
         self.iteration += 1;
         self.scope.set_iteration(self.iteration);
+        if !self.cx.data.is_empty() {
+            if let Err(end) = self.cx.data.advance(&mut self.cursors, &self.scope) {
+                if end.on_eof == OnEof::StopRun {
+                    let _ = self.cx.data_end.set(format!("data set `{}` has no rows left (on_eof: stop_run)", end.set));
+                    let _ = self.cx.halt.send(true);
+                }
+                return false;
+            }
+        }
         self.intended = intended;
         let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
