@@ -27,6 +27,8 @@ pub(crate) enum Command {
     Report(ReportArgs),
     /// Compare two results (JTL, JSON lines or summary JSON) per label: ratios and a statistical verdict.
     Compare(CompareArgs),
+    /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
+    Schema,
 }
 
 /// The plan and what the command line adds to it.
@@ -115,7 +117,7 @@ pub(crate) struct CompareArgs {
 
 /// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
 pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "help"];
+    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "schema", "help"];
     if let Some(first) = args.get(1) {
         if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
             args.insert(1, "run".into());

@@ -8,6 +8,7 @@ mod guard;
 mod progress;
 mod report;
 mod run;
+mod schema;
 mod signals;
 mod stub;
 mod validate;
@@ -25,6 +26,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Stub(a) => stub::stub(a).await,
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Schema => schema::schema(),
     }
 }
 

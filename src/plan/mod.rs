@@ -7,12 +7,14 @@ mod load;
 pub mod model;
 pub mod node;
 mod request;
+mod schema;
 mod steps;
 mod threshold;
 mod validate;
 
 pub use duration::parse as parse_duration;
 pub use model::Plan;
+pub use schema::plan_schema;
 
 use std::path::{Path, PathBuf};
 

@@ -15,11 +15,11 @@ use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::template::Tpl;
 
-const REQUEST_KEYS: &[&str] =
+pub(super) const REQUEST_KEYS: &[&str] =
     &["method", "url", "query", "headers", "form", "multipart", "json", "body", "content_type", "timeout"];
-const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
-const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
-const ASSERT_KEYS: &[&str] = &[
+pub(super) const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
+pub(super) const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
+pub(super) const ASSERT_KEYS: &[&str] = &[
     "status",
     "body_contains",
     "body_not_contains",
@@ -30,7 +30,7 @@ const ASSERT_KEYS: &[&str] = &[
     "header",
     "expr",
 ];
-const EXTRACT_KEYS: &[&str] = &["regex", "group", "match_no", "jsonpath", "header", "cookie", "default"];
+pub(super) const EXTRACT_KEYS: &[&str] = &["regex", "group", "match_no", "jsonpath", "header", "cookie", "default"];
 
 /// Validates `request:` (and the step's `assert:` and `extract:`) into a request step.
 #[allow(clippy::too_many_arguments)]

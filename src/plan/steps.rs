@@ -10,7 +10,7 @@ use super::request::request_step;
 use super::validate::think;
 use crate::diag::Diagnostic;
 
-const STEP_KEYS: &[&str] = &[
+pub(super) const STEP_KEYS: &[&str] = &[
     "name",
     "request",
     "assert",
@@ -29,7 +29,7 @@ const STEP_KEYS: &[&str] = &[
     "random",
 ];
 /// The keys that make a step a block, with the keys each allows beside `steps`.
-const BLOCKS: &[(&str, &[&str])] = &[
+pub(super) const BLOCKS: &[(&str, &[&str])] = &[
     ("transaction", &["transaction", "steps"]),
     ("if", &["if", "steps", "else"]),
     ("loop", &["loop", "steps"]),

@@ -9,7 +9,7 @@ use super::model::{Metric, Op, Threshold};
 use super::node::{Node, Value};
 use crate::diag::{did_you_mean, Diagnostic};
 
-const METRICS: &[&str] =
+pub(super) const METRICS: &[&str] =
     &["mean", "min", "max", "p50", "p90", "p95", "p99", "p99.9", "error_rate", "throughput", "samples"];
 
 /// Validates `thresholds:`: a mapping from a label (or `total`) to a list of checks; each check is a

@@ -16,7 +16,7 @@ use crate::source::Source;
 use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
 
-const PLAN_KEYS: &[&str] = &[
+pub(super) const PLAN_KEYS: &[&str] = &[
     "name",
     "description",
     "seed",
@@ -30,11 +30,12 @@ const PLAN_KEYS: &[&str] = &[
     "teardown",
     "thresholds",
 ];
-const DEFAULTS_KEYS: &[&str] = &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
-const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
+pub(super) const DEFAULTS_KEYS: &[&str] =
+    &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
+pub(super) const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
 /// Response bytes kept for assertions and extractors by default; the rest is counted and discarded.
-const DEFAULT_MAX_BODY: u64 = 10 << 20;
-const GROUP_KEYS: &[&str] = &[
+pub(super) const DEFAULT_MAX_BODY: u64 = 10 << 20;
+pub(super) const GROUP_KEYS: &[&str] = &[
     "name",
     "threads",
     "ramp_up",
@@ -46,7 +47,7 @@ const GROUP_KEYS: &[&str] = &[
     "stages",
     "max_threads",
 ];
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Validates a parsed plan.
 pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan, Diagnostics> {

@@ -14,7 +14,7 @@ pub mod mann_whitney;
 pub mod reservoir;
 pub mod results;
 pub mod summary;
-pub mod thresholds;
 pub mod summary_json;
 pub mod svg;
+pub mod thresholds;
 pub mod timeline;

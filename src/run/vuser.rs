@@ -100,10 +100,11 @@ impl VirtualUser {
             cursors,
             masks: user_masks(&graph, &scope),
             scope,
-            client: Client::new(
+            client: Client::with_tls(
                 graph.defaults.cookies,
                 graph.defaults.follow_redirects,
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
+                super::http::shared_tls_config(&graph.defaults.tls),
             ),
             thread: ThreadId { group: g.name.clone(), group_no: g.number, vu },
             cx,

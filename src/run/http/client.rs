@@ -91,8 +91,14 @@ enum TlsSource {
     Default,
     /// The run's configuration, shared by every user.
     Run(Arc<ClientConfig>),
-    /// This user's copy of it, with a TLS session cache of its own.
-    Own(Arc<ClientConfig>),
+    /// This user's copy of the run's configuration, with a TLS session cache of its own. The run's stays
+    /// held, so the users that start later find it in [`tls::shared_tls_config`] instead of building another.
+    Own {
+        /// The run's configuration.
+        _run: Arc<ClientConfig>,
+        /// This user's copy.
+        own: Arc<ClientConfig>,
+    },
     /// The run's TLS settings cannot be used: every https request fails, saying why.
     Unusable(String),
 }
@@ -288,11 +294,11 @@ impl Client {
 
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
         let resolved = match &self.tls {
-            TlsSource::Own(config) => return Ok(config.clone()),
+            TlsSource::Own { own, .. } => return Ok(own.clone()),
             TlsSource::Unusable(why) => return Err(Failure::new(ErrorKind::Tls, why.clone())),
-            TlsSource::Run(config) => TlsSource::Own(tls::for_one_user(config)),
+            TlsSource::Run(run) => TlsSource::Own { own: tls::for_one_user(run), _run: run.clone() },
             TlsSource::Default => match tls::shared_tls_config(&TlsSettings::default()) {
-                Ok(config) => TlsSource::Own(tls::for_one_user(&config)),
+                Ok(run) => TlsSource::Own { own: tls::for_one_user(&run), _run: run },
                 Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
             },
         };
