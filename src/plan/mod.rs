@@ -75,7 +75,7 @@ impl PlanFile {
         match node::parse(&source.text) {
             Ok(root) => Ok(Self { source, root }),
             Err((span, msg)) => {
-                let diags = Diagnostics { items: vec![Diagnostic::new(span, format!("invalid YAML: {msg}"))] };
+                let diags = Diagnostics { items: vec![Diagnostic::new(span, msg)] };
                 Err(invalid(&source, diags))
             }
         }

@@ -89,8 +89,8 @@ fn span_of<T>(s: &Spanned<T>) -> Span {
 
 /// Parses YAML text into a node tree, or the YAML syntax error with its position.
 pub fn parse(text: &str) -> Result<Node, (Span, String)> {
-    if text.trim().is_empty() {
-        return Ok(Node { span: Span::new(1, 1, 1), value: Value::Null });
+    if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        return Err((Span::new(1, 1, 1), "the plan is empty: it needs at least `name` and `thread_groups`".into()));
     }
     let spanned: Spanned<Value> = serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
         let span = e.location().map(|l| Span::new(l.line() as u32, l.column() as u32, 1)).unwrap_or_default();
@@ -101,6 +101,7 @@ pub fn parse(text: &str) -> Result<Node, (Span, String)> {
             Some(i) if first.starts_with("error: line") => first[i + 2..].to_string(),
             _ => first.trim_start_matches("error: ").to_string(),
         };
+        let first = format!("invalid YAML: {first}");
         (span, first)
     })?;
     let mut root = node_from(spanned);
@@ -133,6 +134,8 @@ fn options() -> serde_saphyr::Options {
     o.strict_booleans = true;
     o.leading_zero_numbers_as_strings = true;
     o.underscored_numbers_as_strings = true;
+    // Repeated keys reach the tree, so validation can say which key is given twice and where.
+    o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
     o
 }
 

@@ -50,8 +50,13 @@ pub fn request_step(
         Some(m) => method(cx, m),
     };
     let url = cx.require(&f, "url").and_then(|u| cx.template_node(u, "url", names));
+    if let (Some(lit), Some(node)) = (url.as_ref().and_then(|u| u.literal()), f.get("url")) {
+        if let Some(problem) = literal_url_problem(lit, defaults.base_url.is_some()) {
+            cx.error(Diagnostic::new(node.span, problem.0).hint(problem.1));
+        }
+    }
     let query = f.get("query").map(|q| pairs(cx, q, "query", names)).unwrap_or(Some(Vec::new()));
-    let own_headers = f.get("headers").map(|h| pairs(cx, h, "headers", names)).unwrap_or(Some(Vec::new()));
+    let own_headers = f.get("headers").map(|h| headers(cx, h, names)).unwrap_or(Some(Vec::new()));
     let body = body(cx, &f, names);
     let timeout = match f.get("timeout") {
         Some(t) => cx.duration(t, "timeout"),
@@ -93,6 +98,22 @@ fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {
             .maybe_hint(hint),
     );
     None
+}
+
+/// Request headers: names must be valid HTTP header names.
+pub fn headers(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<(String, Tpl)>> {
+    let mut ok = true;
+    for (k, _) in node.as_map().unwrap_or_default() {
+        if http::header::HeaderName::from_bytes(k.name.as_bytes()).is_err() {
+            ok = false;
+            cx.error(
+                Diagnostic::new(k.span, format!("`{}` is not a valid header name", k.name))
+                    .hint("header names are letters, digits and - (no spaces or colons)"),
+            );
+        }
+    }
+    let pairs = pairs(cx, node, "headers", names);
+    pairs.filter(|_| ok)
 }
 
 /// A mapping of names to templates, in order (query, headers, form fields).
@@ -455,4 +476,24 @@ fn extractor(cx: &mut Ctx, name: &str, span: Span, node: &Node) -> Option<Extrac
         _ => ExtractFrom::Cookie(cx.string(f.get("cookie")?, "cookie")?),
     };
     Some(Extractor { name: Arc::from(name), span, from, default })
+}
+
+/// Why a literal URL cannot be sent, if it cannot: not http(s), or relative without a base URL.
+fn literal_url_problem(url: &str, has_base: bool) -> Option<(String, String)> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return None;
+    }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Some((
+            format!("`{scheme}://` URLs cannot be sent"),
+            "planrun sends http:// and https:// requests".into(),
+        ));
+    }
+    if !has_base {
+        return Some((
+            format!("`{url}` is relative and the plan has no defaults.base_url"),
+            "add `defaults: { base_url: http://host:port }` or write the full URL".into(),
+        ));
+    }
+    None
 }

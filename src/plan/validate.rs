@@ -8,7 +8,6 @@ use minijinja::value::Value as JValue;
 use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
-use super::request::pairs;
 use super::steps::steps;
 use super::{load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -248,7 +247,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         d.timeout = cx.duration(t, "timeout").unwrap_or(d.timeout);
     }
     if let Some(h) = f.get("headers") {
-        let own = pairs(cx, h, "headers", names).unwrap_or_default();
+        let own = super::request::headers(cx, h, names).unwrap_or_default();
         d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)));
         d.headers.extend(own);
     }

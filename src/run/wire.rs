@@ -179,11 +179,17 @@ pub fn title_case(name: &str) -> String {
 
 impl WireRequest {
     /// The request to send after a redirect to `target`; `to_get` drops the body (303, or POST after 301/302).
+    /// Authorization headers are dropped when the redirect leaves the request's origin.
     pub fn redirect(&self, target: Target, to_get: bool, cookie: impl Fn(&Target) -> Option<String>) -> WireRequest {
+        let same_origin = target.origin == self.target.origin;
         let mut headers: Vec<(HeaderName, HeaderValue)> = self
             .headers
             .iter()
             .filter(|(n, _)| *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
+            // Credentials are for the origin they were written for, not for wherever a redirect points.
+            .filter(|(n, _)| {
+                same_origin || (*n != http::header::AUTHORIZATION && *n != http::header::PROXY_AUTHORIZATION)
+            })
             .cloned()
             .collect();
         if let Some(h) = headers.iter_mut().find(|(n, _)| *n == HOST) {
