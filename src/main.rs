@@ -1,11 +1,6 @@
 //! The `planrun` binary: builds the runtime, parses the command line, maps the outcome to an exit code.
 
 use clap::Parser;
-
-/// A load generator allocates in short bursts on every request; mimalloc's thread-local free lists cost
-/// a fraction of glibc malloc's instructions per request (measured with callgrind, see docs/performance.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use planrun::cli::{self, Cli};
 
 fn main() {
