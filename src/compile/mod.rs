@@ -10,7 +10,7 @@ use http::header::{HeaderName, CONTENT_LENGTH, HOST};
 use crate::plan::model::{
     Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold,
 };
-use crate::template::{Shared, TemplateError, Templates, Tpl, FORM_ENCODE};
+use crate::template::{Shared, Templates, Tpl};
 use target::Base;
 
 /// Everything a run needs, shared by every virtual user.
@@ -131,8 +131,8 @@ pub enum StepNode {
 pub struct RequestNode {
     /// The validated step.
     pub step: crate::plan::model::RequestStep,
-    /// URL and query as one template, query values form-encoded: one render per request.
-    pub target: Tpl,
+    /// The query's names, form-encoded once.
+    pub query_keys: Vec<String>,
     /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
     pub headers: Vec<(HeaderName, Tpl)>,
     /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
@@ -165,12 +165,12 @@ pub enum CompileError {
 /// Compiles a validated plan into an execution graph.
 pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
     let base = plan.defaults.base_url.as_deref().and_then(|u| Base::parse(u).ok());
-    let mut templates = plan.templates;
+    let templates = plan.templates;
     let groups = plan
         .groups
         .into_iter()
         .enumerate()
-        .map(|(i, g)| group(g, i as u32 + 1, &mut StepCx { templates: &mut templates, once_ids: 0 }))
+        .map(|(i, g)| group(g, i as u32 + 1, &mut StepCx { once_ids: 0 }))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Graph {
         name: plan.name,
@@ -204,8 +204,7 @@ fn group(g: ThreadGroup, number: u32, cx: &mut StepCx) -> Result<GroupGraph, Com
     })
 }
 
-struct StepCx<'a> {
-    templates: &'a mut Templates,
+struct StepCx {
     once_ids: usize,
 }
 
@@ -259,9 +258,9 @@ fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
                 .iter()
                 .any(|e| matches!(e.from, ExtractFrom::Regex { .. } | ExtractFrom::JsonPath { .. }));
             let line = r.span.line;
-            let target = target_template(&r.url, &r.query, cx.templates)
-                .map_err(|e| CompileError::Template { step: r.name.to_string(), message: e.message })?;
-            StepNode::Request(Box::new(RequestNode { step: *r, target, headers, needs_body, line }))
+            let query_keys =
+                r.query.iter().map(|(k, _)| url::form_urlencoded::byte_serialize(k.as_bytes()).collect()).collect();
+            StepNode::Request(Box::new(RequestNode { step: *r, query_keys, headers, needs_body, line }))
         }
     })
 }
@@ -269,29 +268,4 @@ fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.
 pub fn is_framing(name: &str) -> bool {
     name.eq_ignore_ascii_case(HOST.as_str()) || name.eq_ignore_ascii_case(CONTENT_LENGTH.as_str())
-}
-
-/// The URL template followed by the query, each value form-encoded by a filter block, as one template.
-fn target_template(url: &Tpl, query: &[(String, Tpl)], templates: &mut Templates) -> Result<Tpl, TemplateError> {
-    if query.is_empty() {
-        return Ok(url.clone());
-    }
-    let mut src = url.source().to_string();
-    src.push(if url.source().contains('?') { '&' } else { '?' });
-    for (i, (k, v)) in query.iter().enumerate() {
-        if i > 0 {
-            src.push('&');
-        }
-        src.extend(url::form_urlencoded::byte_serialize(k.as_bytes()));
-        src.push('=');
-        match v.literal() {
-            Some(lit) => src.extend(url::form_urlencoded::byte_serialize(lit.as_bytes())),
-            None => {
-                src.push_str(&format!("{{% filter {FORM_ENCODE} %}}"));
-                src.push_str(v.source());
-                src.push_str("{% endfilter %}");
-            }
-        }
-    }
-    templates.add(&src).map(|(t, _)| t)
 }

@@ -39,7 +39,19 @@ pub fn render(
     let t = &graph.templates;
     let step = &node.step;
     let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
-    let target = Target::resolve(graph.base.as_ref(), r(&node.target)?).map_err(RenderError)?;
+    let mut url = r(&step.url)?;
+    if !step.query.is_empty() {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        for (i, ((_, value), key)) in step.query.iter().zip(&node.query_keys).enumerate() {
+            if i > 0 {
+                url.push('&');
+            }
+            url.push_str(key);
+            url.push('=');
+            url.extend(url::form_urlencoded::byte_serialize(r(value)?.as_bytes()));
+        }
+    }
+    let target = Target::resolve(graph.base.as_ref(), url).map_err(RenderError)?;
     let mut headers = Vec::with_capacity(node.headers.len() + 4);
     headers.push((HOST, target.host.clone()));
     for (name, v) in &node.headers {

@@ -13,8 +13,6 @@ use sha2::Digest;
 
 use super::scope::{Scope, SELF_KEY};
 
-/// The filter that form-encodes query values when a request's URL and query render as one template.
-pub const FORM_ENCODE: &str = "planrun_form_encode";
 const ALPHANUMERIC: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /// Longest string a random function will make: a guard against template bombs.
 const MAX_LEN: usize = 1 << 20;
@@ -25,7 +23,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
         if a > b {
             return Err(invalid(format!("random_int({a}, {b}): the first bound must not exceed the second")));
         }
-        with_rng(s, |r| r.random_range(a..=b))
+        with_rng(s, |r| random_int(r, a, b))
     });
     env.add_function("random_float", |s: &State, a: f64, b: f64| {
         if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
@@ -35,19 +33,14 @@ pub(super) fn register(env: &mut Environment<'static>) {
     });
     env.add_function("random_digits", |s: &State, n: usize| {
         check_len(n)?;
-        with_rng(s, |r| random_from(r, b"0123456789", n))
+        with_rng(s, |r| random_digits(r, n))
     });
     env.add_function("random_string", |s: &State, n: usize, alphabet: Option<&str>| {
         check_len(n)?;
-        match alphabet {
-            None => with_rng(s, |r| random_from(r, ALPHANUMERIC.as_bytes(), n)),
-            Some("") => Err(invalid("random_string: the alphabet is empty".into())),
-            Some(a) if a.is_ascii() => with_rng(s, |r| random_from(r, a.as_bytes(), n)),
-            Some(a) => {
-                let chars: Vec<char> = a.chars().collect();
-                with_rng(s, |r| (0..n).map(|_| chars[r.random_range(0..chars.len())]).collect::<String>())
-            }
+        if alphabet == Some("") {
+            return Err(invalid("random_string: the alphabet is empty".into()));
         }
+        with_rng(s, |r| random_string(r, n, alphabet))
     });
     env.add_function("random_choice", |s: &State, list: Value| {
         let len = list.len().ok_or_else(|| invalid("random_choice expects a list".into()))?;
@@ -57,10 +50,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
         let i = with_rng(s, |r| r.random_range(0..len))?;
         list.get_item(&Value::from(i))
     });
-    env.add_function("uuid", |s: &State| {
-        let bytes: [u8; 16] = with_rng(s, |r| r.random())?;
-        Ok(uuid::Builder::from_random_bytes(bytes).into_uuid().to_string())
-    });
+    env.add_function("uuid", |s: &State| with_rng(s, random_uuid));
     env.add_function("now_ms", || {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
     });
@@ -81,7 +71,6 @@ pub(super) fn register(env: &mut Environment<'static>) {
         Ok(v) => Ok(v),
         Err(_) => default.ok_or_else(|| invalid(format!("env({name:?}): not set and no default given"))),
     });
-    env.add_filter(FORM_ENCODE, |v: String| url::form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>());
     env.add_filter("base64", |v: String| base64::engine::general_purpose::STANDARD.encode(v.as_bytes()));
     env.add_filter("sha256", |v: String| {
         sha2::Sha256::digest(v.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>()
@@ -94,13 +83,41 @@ fn with_rng<R>(state: &State, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> Result<R,
     Ok(scope.with_rng(f))
 }
 
+/// `random_int(a, b)`; the template function and the fast path both draw through here.
+pub(super) fn random_int(rng: &mut ChaCha8Rng, a: i64, b: i64) -> i64 {
+    rng.random_range(a..=b)
+}
+
+/// `random_digits(n)`.
+pub(super) fn random_digits(rng: &mut ChaCha8Rng, n: usize) -> String {
+    random_from(rng, b"0123456789", n)
+}
+
+/// `random_string(n[, alphabet])`; the alphabet is not empty.
+pub(super) fn random_string(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>) -> String {
+    match alphabet {
+        None => random_from(rng, ALPHANUMERIC.as_bytes(), n),
+        Some(a) if a.is_ascii() => random_from(rng, a.as_bytes(), n),
+        Some(a) => {
+            let chars: Vec<char> = a.chars().collect();
+            (0..n).map(|_| chars[rng.random_range(0..chars.len())]).collect()
+        }
+    }
+}
+
+/// `uuid()`: a version 4 UUID from the user's generator.
+pub(super) fn random_uuid(rng: &mut ChaCha8Rng) -> String {
+    let bytes: [u8; 16] = rng.random();
+    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+}
+
 /// `n` characters drawn from an ASCII alphabet.
 fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize) -> String {
     let bytes: Vec<u8> = (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
     String::from_utf8(bytes).expect("an ASCII alphabet gives ASCII text")
 }
 
-fn check_len(n: usize) -> Result<(), Error> {
+pub(super) fn check_len(n: usize) -> Result<(), Error> {
     if n > MAX_LEN {
         return Err(invalid(format!("length {n} is over the limit of {MAX_LEN}")));
     }

@@ -1,10 +1,10 @@
 //! Templates: one minijinja environment per run, every template compiled once at load time,
 //! rendered against a per-virtual-user [`Scope`].
 
+mod fast;
 mod functions;
 mod scope;
 
-pub use functions::FORM_ENCODE;
 pub use scope::{Scope, Shared};
 
 use std::collections::HashSet;
@@ -23,6 +23,8 @@ pub struct Tpl {
     source: Arc<str>,
     /// The literal text when the source has no template syntax: rendering is then free.
     literal: Option<Arc<str>>,
+    /// The fast form, when the template is simple enough to render without the engine.
+    fast: Option<Arc<fast::Fast>>,
 }
 
 impl Tpl {
@@ -67,7 +69,10 @@ impl Templates {
     pub fn add(&mut self, source: &str) -> Result<(Tpl, HashSet<String>), TemplateError> {
         if !source.contains("{{") && !source.contains("{%") && !source.contains("{#") {
             let text: Arc<str> = Arc::from(source);
-            return Ok((Tpl { name: Arc::from(""), source: text.clone(), literal: Some(text) }, HashSet::new()));
+            return Ok((
+                Tpl { name: Arc::from(""), source: text.clone(), literal: Some(text), fast: None },
+                HashSet::new(),
+            ));
         }
         self.next += 1;
         let name = format!("t{}", self.next);
@@ -75,13 +80,20 @@ impl Templates {
         let tmpl = self.env.get_template(&name).map_err(to_error)?;
         let globals: HashSet<String> = self.env.globals().map(|(k, _)| k.to_owned()).collect();
         let names = tmpl.undeclared_variables(false).into_iter().filter(|n| !globals.contains(n)).collect();
-        Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None }, names))
+        let fast = fast::Fast::compile(source).map(Arc::new);
+        Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None, fast }, names))
     }
 
     /// Renders a template in a scope.
     pub fn render(&self, tpl: &Tpl, scope: &Arc<Scope>) -> Result<String, TemplateError> {
         if let Some(lit) = &tpl.literal {
             return Ok(lit.to_string());
+        }
+        if let Some(fast) = &tpl.fast {
+            let mut out = String::new();
+            if fast.render(scope, &mut out).is_some() {
+                return Ok(out);
+            }
         }
         let tmpl = self.env.get_template(&tpl.name).map_err(to_error)?;
         tmpl.render(minijinja::Value::from_dyn_object(scope.clone())).map_err(to_error)
@@ -124,4 +136,34 @@ fn kind_text(kind: minijinja::ErrorKind) -> String {
 /// Any serializable value (a JSON node, say) as a template value.
 pub fn to_value<T: serde::Serialize>(v: &T) -> minijinja::Value {
     minijinja::Value::from(minijinja::value::Serde(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path draws from the generator exactly as the functions do: same seed, same text.
+    #[test]
+    fn the_fast_path_renders_what_the_engine_renders() {
+        let mut t = Templates::new();
+        let src = "+7{{ random_digits(10) }}-{{ random_string(5, 'xy') }}-{{ random_string(7) }}-{{ random_int(3, 99) }}-{{ uuid() }}-{{ vu }}/{{ group }}";
+        let (fast, _) = t.add(src).unwrap();
+        assert!(fast.fast.is_some());
+        let slow = Tpl { fast: None, ..fast.clone() };
+        let shared = Arc::new(Shared::default());
+        let a = Scope::for_vu(shared.clone(), 7, 1, Arc::from("g"), 3);
+        let b = Scope::for_vu(shared, 7, 1, Arc::from("g"), 3);
+        for _ in 0..5 {
+            assert_eq!(t.render(&fast, &a).unwrap(), t.render(&slow, &b).unwrap());
+        }
+    }
+
+    #[test]
+    fn an_undefined_name_falls_back_to_the_engines_error() {
+        let mut t = Templates::new();
+        let (tpl, _) = t.add("x{{ missing }}").unwrap();
+        let scope = Scope::for_vu(Arc::new(Shared::default()), 1, 1, Arc::from("g"), 1);
+        let err = t.render(&tpl, &scope).unwrap_err();
+        assert!(err.message.contains("undefined"), "{}", err.message);
+    }
 }

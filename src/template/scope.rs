@@ -68,6 +68,11 @@ impl Scope {
         lock(&self.vars).insert(name, value);
     }
 
+    /// What a template reading `name` sees.
+    pub fn lookup(self: &Arc<Self>, name: &str) -> Option<Value> {
+        self.get_value(&Value::from(name))
+    }
+
     /// A per-user variable's value.
     pub fn var(&self, name: &str) -> Option<Value> {
         lock(&self.vars).get(name).cloned()

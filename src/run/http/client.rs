@@ -417,15 +417,14 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         }
     };
     let io = TokioIo::new(stream);
-    let (sender, connection) =
-        http1::Builder::new()
-            .title_case_headers(true)
-            // hyper's adaptive read buffer starts at 8 KiB per connection; a fixed small one keeps
-            // 10,000 idle users cheap, and large bodies still stream through it.
-            .read_buf_exact_size(Some(READ_BUFFER))
-            .handshake(io)
-            .await
-            .map_err(|e| Failure::hyper(&e))?;
+    let (sender, connection) = http1::Builder::new()
+        .title_case_headers(true)
+        // hyper's adaptive read buffer starts at 8 KiB per connection; a fixed small one keeps
+        // 10,000 idle users cheap, and large bodies still stream through it.
+        .read_buf_exact_size(Some(READ_BUFFER))
+        .handshake(io)
+        .await
+        .map_err(|e| Failure::hyper(&e))?;
     Ok(Conn { origin, sender, driver: Some(connection), stats })
 }
 

@@ -1,0 +1,132 @@
+//! A fast path for the templates most plans are made of: literal text around `{{ name }}` or a call of
+//! a random function with literal arguments, like `+7{{ random_digits(10) }}`. They render without the
+//! template engine, draw from the user's generator exactly as the functions do (same seed, same bytes),
+//! and anything else, or any error, goes to minijinja.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use super::functions::{check_len, random_digits, random_int, random_string, random_uuid};
+use super::scope::Scope;
+
+/// A template compiled to pieces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fast(Vec<Piece>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Name(String),
+    Digits(usize),
+    Chars(usize, Option<String>),
+    Int(i64, i64),
+    Uuid,
+}
+
+impl Fast {
+    /// The fast form of a template, when it has one.
+    pub fn compile(source: &str) -> Option<Fast> {
+        if source.contains("{%") || source.contains("{#") {
+            return None;
+        }
+        let mut pieces = Vec::new();
+        let mut rest = source;
+        while let Some(open) = rest.find("{{") {
+            if open > 0 {
+                pieces.push(Piece::Text(rest[..open].to_string()));
+            }
+            let close = rest[open..].find("}}")? + open;
+            pieces.push(expression(rest[open + 2..close].trim())?);
+            rest = &rest[close + 2..];
+        }
+        if rest.contains("}}") {
+            return None;
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Text(rest.to_string()));
+        }
+        Some(Fast(pieces))
+    }
+
+    /// Renders into `out`; `None` when the engine must render it instead (an undefined name, say, so
+    /// that its error is minijinja's own).
+    pub fn render(&self, scope: &Arc<Scope>, out: &mut String) -> Option<()> {
+        for piece in &self.0 {
+            match piece {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Name(n) => {
+                    let v = scope.lookup(n)?;
+                    if v.is_undefined() || v.is_none() {
+                        return None;
+                    }
+                    let _ = write!(out, "{v}");
+                }
+                Piece::Digits(n) => out.push_str(&scope.with_rng(|r| random_digits(r, *n))),
+                Piece::Chars(n, a) => out.push_str(&scope.with_rng(|r| random_string(r, *n, a.as_deref()))),
+                Piece::Int(a, b) => {
+                    let _ = write!(out, "{}", scope.with_rng(|r| random_int(r, *a, *b)));
+                }
+                Piece::Uuid => out.push_str(&scope.with_rng(random_uuid)),
+            }
+        }
+        Some(())
+    }
+}
+
+fn expression(e: &str) -> Option<Piece> {
+    if is_name(e) {
+        return Some(Piece::Name(e.to_string()));
+    }
+    let (f, args) = e.strip_suffix(')')?.split_once('(')?;
+    let args: Vec<&str> = if args.trim().is_empty() { Vec::new() } else { args.split(',').map(str::trim).collect() };
+    let int = |i: usize| args.get(i).and_then(|a| a.parse::<i64>().ok());
+    let len = |i: usize| int(i).and_then(|n| usize::try_from(n).ok()).filter(|n| check_len(*n).is_ok());
+    match (f.trim(), args.len()) {
+        ("random_digits", 1) => Some(Piece::Digits(len(0)?)),
+        ("random_string", 1) => Some(Piece::Chars(len(0)?, None)),
+        ("random_string", 2) => {
+            let alphabet = string_literal(args[1])?;
+            (!alphabet.is_empty()).then_some(Piece::Chars(len(0)?, Some(alphabet)))
+        }
+        ("random_int", 2) => {
+            let (a, b) = (int(0)?, int(1)?);
+            (a <= b).then_some(Piece::Int(a, b))
+        }
+        ("uuid", 0) => Some(Piece::Uuid),
+        _ => None,
+    }
+}
+
+fn is_name(e: &str) -> bool {
+    let mut chars = e.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(e, "true" | "false" | "none" | "True" | "False" | "None")
+}
+
+/// A quoted string literal without escapes.
+fn string_literal(a: &str) -> Option<String> {
+    let q = a.chars().next()?;
+    let inner = a.strip_prefix(q)?.strip_suffix(q)?;
+    ((q == '\'' || q == '"') && !inner.contains(q) && !inner.contains('\\')).then(|| inner.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiles_only_what_it_can_render_the_same() {
+        assert!(Fast::compile("+7{{ random_digits(10) }}").is_some());
+        assert!(Fast::compile("{{ random_string(16) }}-{{ vu }}").is_some());
+        assert!(Fast::compile("{{ random_string(4, 'ab') }}").is_some());
+        assert!(Fast::compile("{{ random_int(1, 9) }}").is_some());
+        assert!(Fast::compile("{{ uuid() }}").is_some());
+        assert!(Fast::compile("{{ x | upper }}").is_none());
+        assert!(Fast::compile("{{ random_int(9, 1) }}").is_none());
+        assert!(Fast::compile("{{ random_string(4, '') }}").is_none());
+        assert!(Fast::compile("{% if x %}y{% endif %}").is_none());
+        assert!(Fast::compile("{{ props.x }}").is_none());
+        assert!(Fast::compile("{{ true }}").is_none());
+    }
+}
