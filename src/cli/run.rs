@@ -90,6 +90,12 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if graph.seed_drawn {
         eprintln!("planrun: seed {}", graph.seed);
     }
+    if result.waited > 0 {
+        println!(
+            "Results writer fell behind: {} samples waited for it (users were slowed down; no sample was dropped)",
+            result.waited
+        );
+    }
     if let Some(why) = &result.data_stop {
         eprintln!("planrun: the run stopped early: {why}");
     }

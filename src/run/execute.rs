@@ -28,6 +28,8 @@ pub struct RunResult {
     pub dropped: Vec<u64>,
     /// Why a data set stopped the run, when one did (`on_eof: stop_run`, or a read error).
     pub data_stop: Option<String>,
+    /// Samples whose user waited for the sinks to catch up (back-pressure).
+    pub waited: u64,
 }
 
 /// A run that could not start.
@@ -75,5 +77,6 @@ pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bo
     let interrupted = *stop.borrow();
     let dropped = active.dropped.iter().map(|d| d.load(std::sync::atomic::Ordering::Relaxed)).collect();
     let data_stop = data.failure().or_else(|| data_end.get().cloned());
-    Ok(RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped, data_stop })
+    let waited = active.waited.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped, data_stop, waited })
 }

@@ -19,6 +19,8 @@ pub struct Active {
     pub all: AtomicU32,
     /// Open-model iterations that could not start because every thread of their pool was busy, per group.
     pub dropped: Vec<AtomicU64>,
+    /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
+    pub waited: AtomicU64,
 }
 
 impl Active {
@@ -28,6 +30,7 @@ impl Active {
             groups: (0..n).map(|_| AtomicU32::new(0)).collect(),
             all: AtomicU32::new(0),
             dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            waited: AtomicU64::new(0),
         }
     }
 

@@ -52,7 +52,7 @@ impl VirtualUser {
                 let intended = self.intended.take();
                 let sample = self.request(graph, node, intended).await;
                 self.transactions.add(&sample);
-                if self.cx.tx.send(sample).await.is_err() {
+                if !self.emit(sample).await {
                     return false;
                 }
                 if !self.must_stop() {
@@ -69,7 +69,7 @@ impl VirtualUser {
                 let go_on = self.run_steps(graph, steps).await;
                 let sample = self.transactions.close(self.thread.clone(), &self.cx.active, self.group);
                 if let Some(sample) = sample {
-                    if self.cx.tx.send(sample).await.is_err() {
+                    if !self.emit(sample).await {
                         return false;
                     }
                 }
@@ -123,6 +123,19 @@ impl VirtualUser {
                     Some((_, steps)) => self.run_steps(graph, steps).await,
                     None => true,
                 }
+            }
+        }
+    }
+
+    /// Hands a sample to the sinks; when they fall behind the user waits (never drops it) and it is counted.
+    async fn emit(&mut self, sample: crate::sample::Sample) -> bool {
+        use tokio::sync::mpsc::error::TrySendError;
+        match self.cx.tx.try_send(sample) {
+            Ok(()) => true,
+            Err(TrySendError::Closed(_)) => false,
+            Err(TrySendError::Full(sample)) => {
+                self.cx.active.waited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.cx.tx.send(sample).await.is_ok()
             }
         }
     }
