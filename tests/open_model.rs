@@ -79,3 +79,27 @@ fn a_closed_user_hides_the_same_stall() {
     let stdout = run(&dir, "closed", closed, addr);
     assert!(p99(&stdout) < 800.0, "one slow sample among thousands does not reach p99:\n{stdout}");
 }
+
+#[test]
+fn a_closed_group_with_stages_ramps_its_threads_up_and_down() {
+    let server = common::Server::start();
+    let dir = TempDir::new("closed_stages");
+    let plan = dir.write(
+        "stages.yaml",
+        format!(
+            "name: stages\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    stages:\n      - {{ duration: 1s, target: 4 }}\n      - {{ duration: 1s, target: 4 }}\n      - {{ duration: 500ms, target: 0 }}\n    steps:\n      - name: s\n        request: {{ url: /delay/50 }}\n",
+            server.url()
+        ),
+    );
+    let out = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-o", "stages.jtl", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let jtl = common::read_jtl(&dir.join("stages.jtl"));
+    let threads: Vec<u64> = jtl.rows.iter().map(|r| common::num(r, "grpThreads")).collect();
+    assert_eq!(threads.iter().max(), Some(&4), "the ramp reaches its target of 4");
+    assert!(threads.iter().any(|t| *t < 4), "and starts below it");
+    let mut names: Vec<&str> = jtl.rows.iter().map(|r| r["threadName"].as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names, ["g 1-1", "g 1-2", "g 1-3", "g 1-4"]);
+    assert_eq!(jtl.rows.len(), server.count());
+}
