@@ -147,6 +147,13 @@ impl<'s> Ctx<'s> {
                     }
                 }
             }
+            Value::Float(f) => {
+                self.error(
+                    Diagnostic::new(node.span, format!("{what} must be a whole number, got {f}"))
+                        .expected("a whole number"),
+                );
+                return None;
+            }
             _ => {
                 self.type_error(node, &format!("{what}: a whole number"));
                 return None;

@@ -145,6 +145,7 @@ fn node_from(s: Spanned<Value>) -> Node {
         Value::Str(t) if !t.contains('\n') => t.chars().count().max(1) as u32,
         Value::Int(i) => i.to_string().len() as u32,
         Value::Bool(b) => b.to_string().len() as u32,
+        Value::Float(f) => f.to_string().len() as u32,
         _ => 1,
     };
     Node { span: span.with_len(len), value: s.value }

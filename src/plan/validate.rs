@@ -403,7 +403,9 @@ pub(super) fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
                 let stddev = cx.require(&gf, "stddev").and_then(|s| cx.duration(s, "stddev"));
                 return Some(Think::Gaussian { mean: mean?, stddev: stddev? });
             }
-            cx.error(Diagnostic::new(node.span, "empty think time").expected("uniform or gaussian"));
+            if node.as_map().is_some_and(|m| m.is_empty()) {
+                cx.error(Diagnostic::new(node.span, "empty think time").expected("uniform or gaussian"));
+            }
             None
         }
         _ => cx.duration(node, "think time").map(|d| if d.is_zero() { Think::None } else { Think::Fixed(d) }),
