@@ -35,6 +35,7 @@ pub fn ensure_open_files(sockets: u64) -> Result<(), TooFewFiles> {
 }
 
 #[cfg(unix)]
+#[allow(unsafe_code)] // the only unsafe code in planrun: two libc calls on a struct we own
 mod imp {
     pub fn raise() -> Option<u64> {
         let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
