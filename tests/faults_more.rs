@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{num, run_ok, summary_total, Jtl, Server, TempDir};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use common::{num, read_request, run_ok, summary_total, Jtl, Server, TempDir};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
 /// A raw TCP target: reads one request per connection, writes `answer` and closes (FIN).
@@ -61,29 +61,6 @@ impl Drop for RawServer {
     fn drop(&mut self) {
         if let Some(rt) = self.rt.take() {
             rt.shutdown_background();
-        }
-    }
-}
-
-/// Reads one request head (and its Content-Length body); its length, or None when the client went away.
-async fn read_request(stream: &mut TcpStream) -> Option<u64> {
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
-            let body: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length:"))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(0);
-            if seen.len() >= end + 4 + body {
-                return Some(seen.len() as u64);
-            }
-        }
-        match stream.read(&mut buf).await {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
         }
     }
 }

@@ -415,7 +415,7 @@ pub const OK_RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 pub const GARBAGE: &[u8] = b"HELLO\r\n\r\n";
 
 /// Reads one request (head and Content-Length body); its length in bytes, or None when the client went away.
-async fn read_request(stream: &mut TcpStream) -> Option<u64> {
+pub async fn read_request(stream: &mut TcpStream) -> Option<u64> {
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
     let mut want = None;
