@@ -1,5 +1,6 @@
 //! The JTL CSV sink: JMeter 5's default columns, one row per sample (`../shared/jtl.md`).
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -14,17 +15,36 @@ use crate::sample::{DataType, Outcome, Sample};
 pub const JTL_HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,\
 failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
-/// Bytes buffered before they reach the writer; a whole batch usually fits.
+/// Room for a batch of rows, formatted in memory before they go to the file in one write.
 const BUFFER: usize = 256 * 1024;
+
+/// Rows formatted but not yet handed to the file.
+struct Pending(RefCell<Vec<u8>>);
+
+impl Write for Pending {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.get_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// Writes samples as JTL CSV rows.
 ///
-/// Every [`Sink::write`] ends with a flush, so between batches the file holds only complete rows and a killed
-/// process leaves a readable file.
+/// Each batch is formatted in memory and handed to the file in one write, so the file only ever holds
+/// complete rows: a killed process leaves a readable file, and when a write fails (a full disk) the file is
+/// cut back to its last complete row before the error is reported.
 pub struct JtlSink<W: Write = File> {
-    out: csv::Writer<W>,
+    rows: csv::Writer<Pending>,
+    out: W,
     name: String,
     sync: fn(&W) -> io::Result<()>,
+    truncate: fn(&W, u64) -> io::Result<()>,
+    /// Bytes of complete rows in `out`.
+    written: u64,
     text: RowText,
 }
 
@@ -33,39 +53,58 @@ impl JtlSink<File> {
     pub fn create(path: &Path) -> Result<Self, SinkError> {
         let name = path.display().to_string();
         let file = create_file(path).map_err(|source| SinkError::Io { path: name.clone(), source })?;
-        Self::build(file, name, File::sync_all)
+        Self::build(file, name, File::sync_all, File::set_len)
     }
 }
 
 impl<W: Write> JtlSink<W> {
     /// Writes JTL to any writer; `name` names it in errors. The header is written at once.
     pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
-        Self::build(writer, name.into(), |_| Ok(()))
+        Self::build(writer, name.into(), |_| Ok(()), |_, _| Ok(()))
     }
 
-    fn build(writer: W, name: String, sync: fn(&W) -> io::Result<()>) -> Result<Self, SinkError> {
-        // The csv writer's own buffer is the only one: a BufWriter beneath it would copy every byte twice.
-        let out = csv::WriterBuilder::new()
+    fn build(
+        out: W,
+        name: String,
+        sync: fn(&W) -> io::Result<()>,
+        truncate: fn(&W, u64) -> io::Result<()>,
+    ) -> Result<Self, SinkError> {
+        let rows = csv::WriterBuilder::new()
             .quote_style(QuoteStyle::Necessary)
             .terminator(Terminator::Any(b'\n'))
-            .buffer_capacity(BUFFER)
-            .from_writer(writer);
-        let mut sink = JtlSink { out, name, sync, text: RowText::default() };
-        match sink.write_header() {
+            .from_writer(Pending(RefCell::new(Vec::with_capacity(BUFFER))));
+        let mut sink = JtlSink { rows, out, name, sync, truncate, written: 0, text: RowText::default() };
+        let header = sink.rows.write_record(JTL_HEADER.split(',')).map_err(io::Error::from);
+        match header.and_then(|()| sink.commit()) {
             Ok(()) => Ok(sink),
             Err(e) => Err(sink.error(e)),
         }
     }
 
-    fn write_header(&mut self) -> io::Result<()> {
-        self.out.write_record(JTL_HEADER.split(','))?;
-        self.out.flush()
+    /// Moves the rows formatted so far to the writer in one write; on failure cuts the writer back.
+    fn commit(&mut self) -> io::Result<()> {
+        self.rows.flush()?;
+        let mut bytes = self.rows.get_ref().0.borrow_mut();
+        let result = self.out.write_all(&bytes).and_then(|()| self.out.flush());
+        let len = bytes.len() as u64;
+        bytes.clear();
+        drop(bytes);
+        match result {
+            Ok(()) => {
+                self.written += len;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = (self.truncate)(&self.out, self.written);
+                Err(e)
+            }
+        }
     }
 
     /// Flushes and returns the writer.
-    pub fn into_inner(self) -> Result<W, SinkError> {
-        let name = self.name;
-        self.out.into_inner().map_err(|e| SinkError::Io { path: name, source: e.into_error() })
+    pub fn into_inner(mut self) -> Result<W, SinkError> {
+        self.commit().map_err(|e| self.error(e))?;
+        Ok(self.out)
     }
 
     fn error(&self, source: io::Error) -> SinkError {
@@ -74,7 +113,7 @@ impl<W: Write> JtlSink<W> {
 
     fn write_row(&mut self, s: &Sample) -> csv::Result<()> {
         self.text.fill(s);
-        let (out, text) = (&mut self.out, &self.text);
+        let (out, text) = (&mut self.rows, &self.text);
         let mut n = itoa::Buffer::new();
         out.write_field(n.format(s.start_ms))?;
         out.write_field(n.format(s.elapsed_us / 1000))?;
@@ -102,11 +141,11 @@ impl<W: Write + Send> Sink for JtlSink<W> {
         for sample in batch {
             self.write_row(sample).map_err(|e| self.error(e.into()))?;
         }
-        self.out.flush().map_err(|e| self.error(e))
+        self.commit().map_err(|e| self.error(e))
     }
 
     fn finish(&mut self) -> Result<(), SinkError> {
-        self.out.flush().and_then(|()| (self.sync)(self.out.get_ref())).map_err(|e| self.error(e))
+        self.commit().and_then(|()| (self.sync)(&self.out)).map_err(|e| self.error(e))
     }
 }
 
@@ -298,5 +337,44 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
         assert!(text.starts_with(&format!("{JTL_HEADER}\n")) && text.ends_with('\n'));
         sink.finish().unwrap();
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A writer that takes `budget` bytes, then writes part of the next buffer and fails, like a disk
+    /// filling up; `set_len` cuts it back as `File::set_len` would.
+    struct Filling {
+        data: std::cell::RefCell<Vec<u8>>,
+        budget: usize,
+    }
+
+    impl std::io::Write for Filling {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let data = self.data.get_mut();
+            let room = self.budget.saturating_sub(data.len());
+            if room == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
+            }
+            let n = room.min(buf.len());
+            data.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_that_fails_half_way_leaves_only_complete_rows() {
+        let filling = Filling { data: Default::default(), budget: JTL_HEADER.len() + 1 + 300 };
+        let set_len: fn(&Filling, u64) -> std::io::Result<()> = |f, len| {
+            f.data.borrow_mut().truncate(len as usize);
+            Ok(())
+        };
+        let mut sink = JtlSink::build(filling, "full".into(), |_| Ok(()), set_len).expect("the header fits");
+        assert!(sink.write(&samples()[..1]).is_ok(), "one row fits");
+        assert!(sink.write(&samples()).is_err(), "the disk fills up");
+        let text = String::from_utf8(sink.out.data.borrow().clone()).unwrap();
+        assert!(text.ends_with('\n'), "no half row: {text:?}");
+        assert_eq!(text.lines().count(), 2, "the header and the row that fitted:\n{text}");
     }
 }
