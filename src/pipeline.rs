@@ -31,6 +31,9 @@ pub enum LoadError {
     /// The plan could not be compiled.
     #[error(transparent)]
     Compile(#[from] CompileError),
+    /// The plan's TLS files cannot be used (not PEM, a key that does not match its certificate).
+    #[error("defaults.tls: {0}")]
+    Tls(#[from] crate::run::http::TlsError),
 }
 
 /// Whether to start the plan's stub.
@@ -59,5 +62,9 @@ pub async fn load(path: &Path, mut opts: LoadOptions, mode: StubMode) -> Result<
     }
     let plan = file.validate(&opts)?;
     let graph = compile(plan)?;
+    if graph.defaults.tls != Default::default() {
+        // Checked once here so that a bad certificate or key stops the run before anything is sent.
+        crate::run::http::tls_config(&graph.defaults.tls)?;
+    }
     Ok(Loaded { graph: Arc::new(graph), stub })
 }

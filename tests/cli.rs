@@ -270,3 +270,21 @@ fn ctrl_c_stops_the_run_flushes_the_results_and_exits_130() {
     assert!(rows.rows.iter().all(|r| r["success"] == "true"), "no sample was cut off:\n{}", rows.text);
     assert_eq!(common::summary_total(&stdout(&out)).0, rows.rows.len() as u64, "the summary was printed");
 }
+
+#[test]
+fn unusable_tls_files_are_refused_before_anything_is_sent() {
+    let server = Server::start();
+    let dir = TempDir::new("cli_bad_tls");
+    dir.write("bad.pem", "not a pem\n");
+    let plan = dir.write(
+        "plan.yaml",
+        format!(
+            "name: t\ndefaults: {{ base_url: \"{}\", tls: {{ ca: bad.pem }} }}\nthread_groups:\n  - name: g\n    threads: 1\n    steps:\n      - name: s\n        request: {{ url: /ok }}\n",
+            server.url()
+        ),
+    );
+    let out = planrun(dir.path(), [OsStr::new("run"), plan.as_os_str(), OsStr::new("-o"), OsStr::new("out.jtl")]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(stderr(&out).contains("tls.ca"), "{}", describe(&out));
+    assert_eq!(server.count(), 0, "nothing was sent");
+}
