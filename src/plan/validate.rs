@@ -50,8 +50,8 @@ pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Validates a parsed plan.
 pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan, Diagnostics> {
-    let seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
-    let seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
+    let mut seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
+    let mut seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
     let stub = match &opts.stub_url {
         Some(url) => map_value([("url".to_string(), JValue::from(url.as_str()))]),
         None => JValue::UNDEFINED,
@@ -68,13 +68,17 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     };
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let description = f.get("description").and_then(|d| cx.string(d, "description"));
-    if let Some(s) = f.get("seed") {
-        cx.count(s, "seed", 0);
-    }
     let mut secrets = Vec::new();
     let props = properties(&mut cx, f.get("properties"), opts, &stub, seed, &mut secrets);
     let shared = Arc::new(Shared { props, stub });
     cx.load_scope = Scope::load_time(shared.clone(), seed);
+    // A seed may be a template over the properties (`seed: "{{ props.seed }}"`): rendered once they are.
+    if let Some(s) = f.get("seed") {
+        if let (Some(v), None) = (cx.count(s, "seed", 0), opts.seed) {
+            seed = v;
+            seed_drawn = false;
+        }
+    }
 
     let mut names: Names = ["vu", "iteration", "group", "props"].iter().map(|s| s.to_string()).collect();
     if opts.stub_url.is_some() {
