@@ -108,6 +108,7 @@ fn json_header_and_expression_assertions_pass_and_fail() {
           - jsonpath: { path: "$.token", matches: "^tok-" }
           - jsonpath: { path: "$.nothing", exists: false }
           - header: { name: Content-Type, equals: application/json }
+          - header: { name: X-Missing, exists: false }
           - expr: "{{ response.status == 200 and response.json.ids | length == 3 }}"
       - name: bad-json
         request: { method: POST, url: /login }
@@ -117,6 +118,10 @@ fn json_header_and_expression_assertions_pass_and_fail() {
         request: { method: POST, url: /login }
         assert:
           - header: { name: X-Missing }
+      - name: bad-absent
+        request: { method: POST, url: /login }
+        assert:
+          - header: { name: Content-Type, exists: false }
       - name: bad-expr
         request: { method: POST, url: /login }
         assert:
@@ -128,6 +133,7 @@ fn json_header_and_expression_assertions_pass_and_fail() {
     assert!(msg("bad-json").contains(r#"jsonpath $.user.name expected "admin", got "tester""#), "{}", msg("bad-json"));
     assert!(msg("bad-header").contains("header X-Missing expected"), "{}", msg("bad-header"));
     assert!(msg("bad-expr").contains("is false"), "{}", msg("bad-expr"));
+    assert!(msg("bad-absent").contains("header Content-Type expected to be absent"), "{}", msg("bad-absent"));
     for l in ["bad-json", "bad-header", "bad-expr"] {
         assert_eq!(jtl.one(l)["success"], "false");
         assert!(msg(l).contains("(line "), "{}", msg(l));

@@ -388,6 +388,8 @@ pub enum TextExpect {
     Matches(Regex),
     /// Present at all.
     Exists,
+    /// Not present.
+    Absent,
 }
 
 /// One accepted status: a code or a class like `2xx`.

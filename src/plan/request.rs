@@ -402,6 +402,12 @@ fn header_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
         TextExpect::Equals(cx.string(e, "equals")?)
     } else if let Some(m) = f.get("matches") {
         TextExpect::Matches(cx.regex(m, "matches")?)
+    } else if let Some(e) = f.get("exists") {
+        if cx.boolean(e, "exists")? {
+            TextExpect::Exists
+        } else {
+            TextExpect::Absent
+        }
     } else {
         TextExpect::Exists
     };

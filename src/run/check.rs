@@ -102,7 +102,8 @@ fn failure(check: &Check, seen: &Observed, expr: &mut dyn FnMut(&Tpl) -> Result<
         Check::Header { name, expect } => {
             let value = seen.response.headers.get(name.as_str()).map(|v| String::from_utf8_lossy(v.as_bytes()));
             match (expect, value) {
-                (TextExpect::Exists, Some(_)) => None,
+                (TextExpect::Exists, Some(_)) | (TextExpect::Absent, None) => None,
+                (TextExpect::Absent, Some(got)) => Some(format!("header {name} expected to be absent, got {got:?}")),
                 (_, None) => Some(format!("header {name} expected, but the response has none")),
                 (TextExpect::Equals(want), Some(got)) => {
                     (got != *want).then(|| format!("header {name} expected {want:?}, got {got:?}"))

@@ -356,9 +356,9 @@ fn header_check() -> Value {
             "equals" => prop("The header's value is exactly this.", json!(["application/json"]), text()),
             "matches" => prop("The header's value matches this regular expression.", json!(["json"]), text()),
             "exists" => prop(
-                "The header is present: the check made when neither equals nor matches is given.",
-                json!([true]),
-                json!({ "const": true }),
+                "true: the header is present (the check made when neither equals nor matches is given); false: it is absent.",
+                json!([true, false]),
+                json!({ "type": "boolean" }),
             ),
             _ => return None,
         })
