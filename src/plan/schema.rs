@@ -108,9 +108,9 @@ fn plan_key(key: &str) -> Option<Value> {
             prop("What the plan is for, in a sentence.", json!(["200 senders hammer the SMS dispatcher"]), text())
         }
         "seed" => prop(
-            "The run's random seed (--seed wins). Without one a seed is drawn and printed, so any run can be replayed.",
+            "The run's random seed (--seed wins), or a template over the properties. Without one a seed is drawn and printed, so any run can be replayed.",
             json!([42]),
-            json!({ "type": "integer", "minimum": 0 }),
+            count(0),
         ),
         "stub" => prop(
             "A stub target file, relative to the plan, served on a free loopback port for this run; its URL is {{ \
