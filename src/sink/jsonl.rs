@@ -1,7 +1,7 @@
 //! The JSON lines sink (`--json FILE`): one object a sample, the JTL row's facts under snake_case names.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use serde::Serialize;
@@ -19,9 +19,10 @@ const BUFFER: usize = 256 * 1024;
 /// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
 /// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`.
-/// Every [`Sink::write`] ends with a flush, so between batches the file holds only complete lines.
+/// Each batch is formatted in memory and written in one piece, so the file holds only complete lines.
 pub struct JsonlSink<W: Write = File> {
-    out: BufWriter<W>,
+    pending: Vec<u8>,
+    out: W,
     name: String,
     sync: fn(&W) -> io::Result<()>,
     text: RowText,
@@ -71,13 +72,20 @@ impl<W: Write> JsonlSink<W> {
     }
 
     fn build(writer: W, name: String, sync: fn(&W) -> io::Result<()>) -> Self {
-        JsonlSink { out: BufWriter::with_capacity(BUFFER, writer), name, sync, text: RowText::default() }
+        JsonlSink { pending: Vec::with_capacity(BUFFER), out: writer, name, sync, text: RowText::default() }
     }
 
     /// Flushes and returns the writer.
-    pub fn into_inner(self) -> Result<W, SinkError> {
-        let name = self.name;
-        self.out.into_inner().map_err(|e| SinkError::Io { path: name, source: e.into_error() })
+    pub fn into_inner(mut self) -> Result<W, SinkError> {
+        self.commit().map_err(|e| self.error(e))?;
+        Ok(self.out)
+    }
+
+    /// Writes the lines formatted so far in one piece.
+    fn commit(&mut self) -> io::Result<()> {
+        let result = self.out.write_all(&self.pending).and_then(|()| self.out.flush());
+        self.pending.clear();
+        result
     }
 
     fn error(&self, source: io::Error) -> SinkError {
@@ -109,8 +117,9 @@ impl<W: Write> JsonlSink<W> {
             latency_us: s.latency_us,
             connect_us: s.connect_us,
         };
-        serde_json::to_writer(&mut self.out, &row)?;
-        self.out.write_all(b"\n")
+        serde_json::to_writer(&mut self.pending, &row)?;
+        self.pending.push(b'\n');
+        Ok(())
     }
 }
 
@@ -119,11 +128,11 @@ impl<W: Write + Send> Sink for JsonlSink<W> {
         for sample in batch {
             self.write_line(sample).map_err(|e| self.error(e))?;
         }
-        self.out.flush().map_err(|e| self.error(e))
+        self.commit().map_err(|e| self.error(e))
     }
 
     fn finish(&mut self) -> Result<(), SinkError> {
-        self.out.flush().and_then(|()| (self.sync)(self.out.get_ref())).map_err(|e| self.error(e))
+        self.commit().and_then(|()| (self.sync)(&self.out)).map_err(|e| self.error(e))
     }
 }
 
