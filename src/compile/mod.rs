@@ -144,14 +144,6 @@ pub struct RequestNode {
 /// A plan whose parts cannot run.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
-    /// A combined template did not compile (its parts did, so this is a bug).
-    #[error("step `{step}`: {message}")]
-    Template {
-        /// The step.
-        step: String,
-        /// What minijinja said.
-        message: String,
-    },
     /// A header name is not valid HTTP.
     #[error("step `{step}`: `{name}` is not a valid header name")]
     HeaderName {
