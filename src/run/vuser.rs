@@ -16,7 +16,7 @@ use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Check, Secrets, Think};
+use crate::plan::model::{Check, ExtractFrom, Secrets, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::{Scope, Tpl};
 
@@ -203,7 +203,9 @@ impl VirtualUser {
             true => wire.target.url.clone(),
             false => Secrets::mask(&self.masks, &wire.target.url),
         });
-        let sample_target = wire.target.clone();
+        // Only a cookie extractor needs the URL after the request is gone; no copy on the hot path otherwise.
+        let cookie_target =
+            step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
         let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
@@ -214,8 +216,9 @@ impl VirtualUser {
             Ok(resp) => {
                 let seen = Observed::new(&resp, sample.elapsed_us / 1000, ex.bytes);
                 let client = &self.client;
-                let target = &sample_target;
-                let extracted = extract(&step.extract, &seen, &|name| client.cookie(name, target), &self.scope);
+                let target = cookie_target.as_ref();
+                let cookie = |name: &str| target.and_then(|t| client.cookie(name, t));
+                let extracted = extract(&step.extract, &seen, &cookie, &self.scope);
                 if step.asserts.iter().any(|a| matches!(a.check, Check::Expr(_))) {
                     self.scope.set_var(Arc::from("response"), response_value(&seen));
                 }
