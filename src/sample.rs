@@ -1,5 +1,6 @@
 //! The one record that flows from the virtual users to every sink.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Why a request produced no HTTP response. The names are stable: they appear in result files.
@@ -54,7 +55,7 @@ pub enum Outcome {
         /// The status code.
         status: u16,
         /// The reason phrase (`Accepted`), possibly empty.
-        reason: String,
+        reason: Cow<'static, str>,
     },
     /// No usable response.
     Error {
@@ -151,7 +152,7 @@ impl Sample {
     /// The JTL `responseMessage` text.
     pub fn response_message(&self) -> String {
         match &self.outcome {
-            Outcome::Response { reason, .. } => reason.clone(),
+            Outcome::Response { reason, .. } => reason.to_string(),
             Outcome::Error { message, .. } => format!("Non HTTP response message: {message}"),
             Outcome::Transaction { children, failed } => {
                 format!("Number of samples in transaction : {children}, number of failing samples : {failed}")

@@ -231,7 +231,7 @@ impl VirtualUser {
                     sample.failure = Some(msg);
                 }
                 sample.data_type = resp.data_type;
-                sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
+                sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason.into() };
             }
             Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }

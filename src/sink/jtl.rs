@@ -1,12 +1,9 @@
 //! The JTL CSV sink: JMeter 5's default columns, one row per sample (`../shared/jtl.md`).
 
-use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::Path;
-
-use csv::{QuoteStyle, Terminator};
 
 use super::{Sink, SinkError};
 use crate::sample::{DataType, Outcome, Sample};
@@ -18,27 +15,14 @@ failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connec
 /// Room for a batch of rows, formatted in memory before they go to the file in one write.
 const BUFFER: usize = 256 * 1024;
 
-/// Rows formatted but not yet handed to the file.
-struct Pending(RefCell<Vec<u8>>);
-
-impl Write for Pending {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.get_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Writes samples as JTL CSV rows.
 ///
 /// Each batch is formatted in memory and handed to the file in one write, so the file only ever holds
 /// complete rows: a killed process leaves a readable file, and when a write fails (a full disk) the file is
 /// cut back to its last complete row before the error is reported.
 pub struct JtlSink<W: Write = File> {
-    rows: csv::Writer<Pending>,
+    /// Rows formatted but not yet handed to `out`.
+    pending: Vec<u8>,
     out: W,
     name: String,
     sync: fn(&W) -> io::Result<()>,
@@ -69,13 +53,11 @@ impl<W: Write> JtlSink<W> {
         sync: fn(&W) -> io::Result<()>,
         truncate: fn(&W, u64) -> io::Result<()>,
     ) -> Result<Self, SinkError> {
-        let rows = csv::WriterBuilder::new()
-            .quote_style(QuoteStyle::Necessary)
-            .terminator(Terminator::Any(b'\n'))
-            .from_writer(Pending(RefCell::new(Vec::with_capacity(BUFFER))));
-        let mut sink = JtlSink { rows, out, name, sync, truncate, written: 0, text: RowText::default() };
-        let header = sink.rows.write_record(JTL_HEADER.split(',')).map_err(io::Error::from);
-        match header.and_then(|()| sink.commit()) {
+        let mut pending = Vec::with_capacity(BUFFER);
+        pending.extend_from_slice(JTL_HEADER.as_bytes());
+        pending.push(b'\n');
+        let mut sink = JtlSink { pending, out, name, sync, truncate, written: 0, text: RowText::default() };
+        match sink.commit() {
             Ok(()) => Ok(sink),
             Err(e) => Err(sink.error(e)),
         }
@@ -83,12 +65,9 @@ impl<W: Write> JtlSink<W> {
 
     /// Moves the rows formatted so far to the writer in one write; on failure cuts the writer back.
     fn commit(&mut self) -> io::Result<()> {
-        self.rows.flush()?;
-        let mut bytes = self.rows.get_ref().0.borrow_mut();
-        let result = self.out.write_all(&bytes).and_then(|()| self.out.flush());
-        let len = bytes.len() as u64;
-        bytes.clear();
-        drop(bytes);
+        let result = self.out.write_all(&self.pending).and_then(|()| self.out.flush());
+        let len = self.pending.len() as u64;
+        self.pending.clear();
         match result {
             Ok(()) => {
                 self.written += len;
@@ -111,35 +90,61 @@ impl<W: Write> JtlSink<W> {
         SinkError::Io { path: self.name.clone(), source }
     }
 
-    fn write_row(&mut self, s: &Sample) -> csv::Result<()> {
+    fn write_row(&mut self, s: &Sample) {
         self.text.fill(s);
-        let (out, text) = (&mut self.rows, &self.text);
+        let (out, text) = (&mut self.pending, &self.text);
         let mut n = itoa::Buffer::new();
-        out.write_field(n.format(s.start_ms))?;
-        out.write_field(n.format(s.elapsed_us / 1000))?;
-        out.write_field(&*s.label)?;
-        out.write_field(&text.code)?;
-        out.write_field(&text.message)?;
-        out.write_field(&text.thread)?;
-        out.write_field(data_type_str(s.data_type).unwrap_or(""))?;
-        out.write_field(if s.success { "true" } else { "false" })?;
-        out.write_field(s.failure.as_deref().unwrap_or(""))?;
-        out.write_field(n.format(s.bytes))?;
-        out.write_field(n.format(s.sent_bytes))?;
-        out.write_field(n.format(s.grp_threads))?;
-        out.write_field(n.format(s.all_threads))?;
-        out.write_field(s.url.as_deref().unwrap_or("null"))?;
-        out.write_field(n.format(s.latency_us / 1000))?;
-        out.write_field(n.format(s.idle_us / 1000))?;
-        out.write_field(n.format(s.connect_us / 1000))?;
-        out.write_record(None::<&[u8]>)
+        let mut num = |out: &mut Vec<u8>, v: u64| {
+            out.extend_from_slice(n.format(v).as_bytes());
+            out.push(b',');
+        };
+        num(out, s.start_ms);
+        num(out, s.elapsed_us / 1000);
+        field(out, &s.label);
+        field(out, &text.code);
+        field(out, &text.message);
+        field(out, &text.thread);
+        field(out, data_type_str(s.data_type).unwrap_or(""));
+        field(out, if s.success { "true" } else { "false" });
+        field(out, s.failure.as_deref().unwrap_or(""));
+        num(out, s.bytes);
+        num(out, s.sent_bytes);
+        num(out, u64::from(s.grp_threads));
+        num(out, u64::from(s.all_threads));
+        field(out, s.url.as_deref().unwrap_or("null"));
+        num(out, s.latency_us / 1000);
+        num(out, s.idle_us / 1000);
+        num(out, s.connect_us / 1000);
+        // The last field's comma becomes the line end.
+        if let Some(last) = out.last_mut() {
+            *last = b'\n';
+        }
     }
+}
+
+/// Appends one CSV field and its comma, quoted only when it must be (RFC 4180: a comma, a quote or a line
+/// break inside; quotes doubled), as JMeter writes them.
+fn field(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if bytes.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+        out.push(b'"');
+        for part in bytes.split_inclusive(|&b| b == b'"') {
+            out.extend_from_slice(part);
+            if part.last() == Some(&b'"') {
+                out.push(b'"');
+            }
+        }
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(bytes);
+    }
+    out.push(b',');
 }
 
 impl<W: Write + Send> Sink for JtlSink<W> {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for sample in batch {
-            self.write_row(sample).map_err(|e| self.error(e.into()))?;
+            self.write_row(sample);
         }
         self.commit().map_err(|e| self.error(e))
     }
@@ -204,7 +209,12 @@ impl RowText {
             }
         }
         let t = &s.thread;
-        let _ = write!(self.thread, "{} {}-{}", t.group, t.group_no, t.vu);
+        let mut n = itoa::Buffer::new();
+        self.thread.push_str(&t.group);
+        self.thread.push(' ');
+        self.thread.push_str(n.format(t.group_no));
+        self.thread.push('-');
+        self.thread.push_str(n.format(t.vu));
     }
 }
 
@@ -322,6 +332,21 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
                 (s.connect_us / 1000).to_string(),
             ];
             assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+    }
+
+    proptest::proptest! {
+        /// The hand-written quoting reads back as the same text through the csv crate's reader.
+        #[test]
+        fn any_text_reads_back_unchanged(text in ".*", other in "[a-z,\"\r\n ]{0,12}") {
+            // A row starts with a number, as JTL rows do (a reader drops a byte-order mark at the very start).
+            let mut row = b"1,".to_vec();
+            field(&mut row, &text);
+            field(&mut row, &other);
+            *row.last_mut().unwrap() = b'\n';
+            let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&row[..]);
+            let record = reader.records().next().unwrap().unwrap();
+            proptest::prop_assert_eq!(record.iter().collect::<Vec<_>>(), vec!["1", text.as_str(), other.as_str()]);
         }
     }
 

@@ -192,7 +192,8 @@ struct Tally {
     sent_bytes: u64,
     first_start_ms: u64,
     last_end_ms: u64,
-    codes: HashMap<Code, u64>,
+    /// Few distinct codes in any run: a list searched in order beats hashing every sample.
+    codes: Vec<(Code, u64)>,
     text_codes: HashMap<Box<str>, u64>,
 }
 
@@ -211,7 +212,7 @@ impl Default for Tally {
             sent_bytes: 0,
             first_start_ms: u64::MAX,
             last_end_ms: 0,
-            codes: HashMap::new(),
+            codes: Vec::new(),
             text_codes: HashMap::new(),
         }
     }
@@ -248,7 +249,10 @@ impl Tally {
                 return;
             }
         };
-        *self.codes.entry(code).or_insert(0) += 1;
+        match self.codes.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, n)) => *n += 1,
+            None => self.codes.push((code, 1)),
+        }
     }
 
     fn row(&self, label: &str, resolution_us: u64) -> SummaryRow {
@@ -321,24 +325,32 @@ impl Stats {
 
     /// Adds one sample to its label and, unless it is a transaction, to TOTAL.
     pub fn record(&mut self, s: &Sample) {
-        if !self.index.contains_key(&*s.label) {
-            self.labels.push((s.label.clone(), Tally::default()));
-            self.index.insert(s.label.clone(), self.labels.len() - 1);
-        }
-        self.observe(&Observation::of(s));
+        // A step's samples all share its name's allocation: found by address, without hashing the text.
+        let i = match self.labels.iter().position(|(label, _)| Arc::ptr_eq(label, &s.label)) {
+            Some(i) => i,
+            None => self.index_of(&s.label, || s.label.clone()),
+        };
+        self.record_at(i, &Observation::of(s));
     }
 
     /// Adds one observation to its label and, unless it is a transaction, to TOTAL.
     pub fn observe(&mut self, s: &Observation<'_>) {
-        let i = match self.index.get(s.label) {
-            Some(&i) => i,
-            None => {
-                let label: Arc<str> = Arc::from(s.label);
-                self.labels.push((label.clone(), Tally::default()));
-                self.index.insert(label, self.labels.len() - 1);
-                self.labels.len() - 1
-            }
-        };
+        let i = self.index_of(s.label, || Arc::from(s.label));
+        self.record_at(i, s);
+    }
+
+    /// The label's place in `labels`, added when it is new.
+    fn index_of(&mut self, label: &str, owned: impl FnOnce() -> Arc<str>) -> usize {
+        if let Some(&i) = self.index.get(label) {
+            return i;
+        }
+        let label = owned();
+        self.labels.push((label.clone(), Tally::default()));
+        self.index.insert(label, self.labels.len() - 1);
+        self.labels.len() - 1
+    }
+
+    fn record_at(&mut self, i: usize, s: &Observation<'_>) {
         self.labels[i].1.record(s);
         if !s.transaction {
             self.total.record(s);

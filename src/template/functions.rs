@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use minijinja::value::Value;
 use minijinja::{Environment, Error, ErrorKind, State};
-use rand::Rng;
+use rand::{Rng, RngCore};
 use rand_chacha::ChaCha8Rng;
 use sha2::Digest;
 
@@ -111,10 +111,28 @@ pub(super) fn random_uuid(rng: &mut ChaCha8Rng) -> String {
     uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
 }
 
-/// `n` characters drawn from an ASCII alphabet.
+/// `n` characters drawn uniformly from an ASCII alphabet of at most 256 characters, from random bytes
+/// drawn in bulk: a byte picks `alphabet[b % len]`, and the bytes at or above the largest multiple of `len`
+/// are skipped so that every character is equally likely.
 fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize) -> String {
-    let bytes: Vec<u8> = (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
-    String::from_utf8(bytes).expect("an ASCII alphabet gives ASCII text")
+    if alphabet.len() > 256 {
+        let bytes: Vec<u8> = (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
+        return String::from_utf8(bytes).expect("an ASCII alphabet gives ASCII text");
+    }
+    let len = alphabet.len();
+    let limit = 256 - 256 % len;
+    let mut out = Vec::with_capacity(n);
+    let mut pool = [0u8; 32];
+    while out.len() < n {
+        let want = n - out.len();
+        // A few bytes more than needed, for the skipped ones.
+        let pool = &mut pool[..(want + want / 8 + 1).min(32)];
+        rng.fill_bytes(pool);
+        out.extend(
+            pool.iter().filter(|&&b| usize::from(b) < limit).take(want).map(|&b| alphabet[usize::from(b) % len]),
+        );
+    }
+    String::from_utf8(out).expect("an ASCII alphabet gives ASCII text")
 }
 
 pub(super) fn check_len(n: usize) -> Result<(), Error> {

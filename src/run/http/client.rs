@@ -15,6 +15,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use super::counting::{Counting, WireStats};
+use super::deadline::Deadline;
 use super::error::Failure;
 use super::stream::Stream;
 use super::tls::{self, TlsError};
@@ -52,7 +53,7 @@ pub struct Response {
     /// Status code.
     pub status: u16,
     /// Reason phrase.
-    pub reason: String,
+    pub reason: &'static str,
     /// JMeter's dataType, from the Content-Type.
     pub data_type: DataType,
     /// The body, when it was asked for (capped at `body_limit`).
@@ -115,6 +116,7 @@ pub struct Client {
     follow_redirects: bool,
     body_limit: usize,
     tls: TlsSource,
+    timer: Deadline,
 }
 
 impl Client {
@@ -127,6 +129,7 @@ impl Client {
             follow_redirects,
             body_limit,
             tls: TlsSource::Default,
+            timer: Deadline::default(),
         }
     }
 
@@ -179,9 +182,10 @@ impl Client {
         for hop in 0..=MAX_REDIRECTS {
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
+            let mut timer = std::mem::take(&mut self.timer);
             let hop_result =
-                tokio::time::timeout_at(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte))
-                    .await;
+                timer.run(deadline, self.one(&req, keep_body, &mut ex, &mut connecting, &mut first_byte)).await;
+            self.timer = timer;
             let resp = match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
@@ -248,7 +252,8 @@ impl Client {
                 self.live = Some(stats.clone());
                 let t = Instant::now();
                 *connecting = Some(t);
-                let opened = open(origin.clone(), tls, stats.clone()).await;
+                // Boxed: connecting is rare and its future is large; inline, it would be copied with every request.
+                let opened = Box::pin(open(origin.clone(), tls, stats.clone())).await;
                 ex.connect += t.elapsed();
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
@@ -334,7 +339,7 @@ async fn read_response(
     let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
     Ok(Response {
         status: parts.status.as_u16(),
-        reason: parts.status.canonical_reason().unwrap_or("").to_string(),
+        reason: parts.status.canonical_reason().unwrap_or(""),
         data_type,
         body: kept.map(BytesMut::freeze),
         headers: parts.headers,
@@ -440,9 +445,11 @@ fn build(req: &WireRequest) -> http::Request<Full<Bytes>> {
 }
 
 fn data_type(content_type: Option<&str>) -> DataType {
-    match content_type.map(|c| c.trim().to_ascii_lowercase()) {
-        Some(c) if c.starts_with("image/svg") => DataType::Text,
-        Some(c) if c.starts_with("image/") || c.starts_with("audio/") || c.starts_with("video/") => DataType::Bin,
+    let Some(c) = content_type.map(|c| c.trim_start().as_bytes()) else { return DataType::Text };
+    let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());
+    match () {
+        _ if starts("image/svg") => DataType::Text,
+        _ if starts("image/") || starts("audio/") || starts("video/") => DataType::Bin,
         _ => DataType::Text,
     }
 }

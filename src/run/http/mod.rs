@@ -3,6 +3,7 @@
 
 mod client;
 mod counting;
+mod deadline;
 mod error;
 mod stream;
 mod tls;

@@ -35,15 +35,19 @@ impl VirtualUser {
         self.run_steps(&graph, steps).await && !self.must_stop()
     }
 
-    fn run_steps<'a>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
-        Box::pin(async move {
-            for step in steps {
-                if self.must_stop() || !self.run_step(graph, step).await {
-                    return false;
-                }
+    async fn run_steps(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
+        for step in steps {
+            if self.must_stop() || !self.run_step(graph, step).await {
+                return false;
             }
-            true
-        })
+        }
+        true
+    }
+
+    /// The steps of a block: boxed, as blocks nest (an iteration's own steps are not, so a plain plan
+    /// allocates nothing per iteration for them).
+    fn run_block<'a>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
+        Box::pin(self.run_steps(graph, steps))
     }
 
     async fn run_step(&mut self, graph: &Graph, step: &StepNode) -> bool {
@@ -66,7 +70,7 @@ impl VirtualUser {
             }
             StepNode::Transaction { name, steps } => {
                 self.transactions.open(name.clone());
-                let go_on = self.run_steps(graph, steps).await;
+                let go_on = self.run_block(graph, steps).await;
                 let sample = self.transactions.close(self.thread.clone(), &self.cx.active, self.group);
                 if let Some(sample) = sample {
                     if !self.emit(sample).await {
@@ -77,11 +81,11 @@ impl VirtualUser {
             }
             StepNode::If { cond, then, otherwise } => {
                 let branch = if self.condition(graph, cond) { then } else { otherwise };
-                self.run_steps(graph, branch).await
+                self.run_block(graph, branch).await
             }
             StepNode::Loop { count, steps } => {
                 for _ in 0..*count {
-                    if !self.run_steps(graph, steps).await {
+                    if !self.run_block(graph, steps).await {
                         return false;
                     }
                 }
@@ -92,7 +96,7 @@ impl VirtualUser {
                     if !self.condition(graph, cond) {
                         break;
                     }
-                    if !self.run_steps(graph, steps).await {
+                    if !self.run_block(graph, steps).await {
                         return false;
                     }
                 }
@@ -101,7 +105,7 @@ impl VirtualUser {
             StepNode::ForEach { list, var, steps } => {
                 for item in self.list(graph, list) {
                     self.scope.set_var(var.clone(), item);
-                    if !self.run_steps(graph, steps).await {
+                    if !self.run_block(graph, steps).await {
                         return false;
                     }
                 }
@@ -109,7 +113,7 @@ impl VirtualUser {
             }
             StepNode::Once { id, steps } => {
                 if self.once_done.insert(*id) {
-                    return self.run_steps(graph, steps).await;
+                    return self.run_block(graph, steps).await;
                 }
                 true
             }
@@ -120,7 +124,7 @@ impl VirtualUser {
                 }
                 let pick = self.scope.with_rng(|r| r.random_range(0..total));
                 match branches.iter().find(|(w, _)| pick < *w) {
-                    Some((_, steps)) => self.run_steps(graph, steps).await,
+                    Some((_, steps)) => self.run_block(graph, steps).await,
                     None => true,
                 }
             }
