@@ -291,7 +291,7 @@ fn fetch(client: &mut Client, url: &str) -> Exchange {
 
 fn fetch_within(client: &mut Client, url: &str, timeout: Duration) -> Exchange {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(client.execute(get(url), timeout, true))
+    rt.block_on(client.execute(&get(url), timeout, true))
 }
 
 fn client(settings: &TlsSettings) -> Client {
@@ -342,11 +342,11 @@ fn a_trusted_ca_verifies_the_server_and_wire_bytes_are_counted() {
     // One runtime for both requests: the kept-alive connection's socket belongs to it.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let timeout = Duration::from_secs(10);
-    let first = rt.block_on(client.execute(get(&server.url("/ok")), timeout, true));
+    let first = rt.block_on(client.execute(&get(&server.url("/ok")), timeout, true));
     assert_ok(&first);
     assert!(first.connect > Duration::ZERO, "the handshake is connect time: {first:?}");
     assert!(first.latency <= first.elapsed);
-    let second = rt.block_on(client.execute(get(&server.url("/bytes/100000")), timeout, true));
+    let second = rt.block_on(client.execute(&get(&server.url("/bytes/100000")), timeout, true));
     let resp = second.result.as_ref().expect("the second request succeeds");
     assert_eq!(resp.body.as_ref().map(|b| b.len()), Some(100_000));
     assert_eq!(second.connect, Duration::ZERO, "a kept-alive TLS connection is reused");
@@ -373,7 +373,7 @@ fn tls_sessions_are_resumed_by_their_own_user_only() {
     let timeout = Duration::from_secs(10);
     for user in [1, 1, 2] {
         let client = if user == 1 { &mut one } else { &mut two };
-        let ex = rt.block_on(client.execute(get(&server.url("/close")), timeout, true));
+        let ex = rt.block_on(client.execute(&get(&server.url("/close")), timeout, true));
         assert_ok(&ex);
         assert!(ex.connect > Duration::ZERO, "the server closed the connection: each request opens one");
     }

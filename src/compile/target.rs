@@ -59,12 +59,11 @@ impl Target {
         let Some(base) = base else {
             return Err(format!("`{raw}` is relative and the plan sets no defaults.base_url"));
         };
-        let mut url = String::with_capacity(base.prefix.len() + raw.len() + 1);
-        url.push_str(&base.prefix);
-        if !raw.starts_with('/') {
-            url.push('/');
+        let mut url = raw;
+        if !url.starts_with('/') {
+            url.insert(0, '/');
         }
-        url.push_str(&raw);
+        url.insert_str(0, &base.prefix);
         Ok(Self { url, origin: base.origin.clone(), host: base.host.clone(), path_at: base.path_at })
     }
 

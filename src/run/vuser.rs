@@ -199,14 +199,14 @@ impl VirtualUser {
                 return sample;
             }
         };
-        sample.url = Some(match self.masks.is_empty() {
-            true => wire.target.url.clone(),
-            false => Secrets::mask(&self.masks, &wire.target.url),
-        });
-        // Only a cookie extractor needs the URL after the request is gone; no copy on the hot path otherwise.
+        let ex = self.client.execute(&wire, step.timeout, node.needs_body).await;
+        // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
-        let ex = self.client.execute(wire, step.timeout, node.needs_body).await;
+        sample.url = Some(match self.masks.is_empty() {
+            true => wire.target.url,
+            false => Secrets::mask(&self.masks, &wire.target.url),
+        });
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;

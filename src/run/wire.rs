@@ -39,7 +39,12 @@ pub fn render(
     let t = &graph.templates;
     let step = &node.step;
     let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
-    let mut url = r(&step.url)?;
+    let into = |tpl, out: &mut String| {
+        t.render_into(tpl, scope, out).map_err(|e| RenderError(format!("template error: {}", e.message)))
+    };
+    // One buffer for the whole URL, base included (prepended in place when the URL is relative).
+    let mut url = String::with_capacity(URL_CAPACITY);
+    into(&step.url, &mut url)?;
     if !step.query.is_empty() {
         url.push(if url.contains('?') { '&' } else { '?' });
         for (i, ((_, value), key)) in step.query.iter().zip(&node.query_keys).enumerate() {
@@ -48,7 +53,12 @@ pub fn render(
             }
             url.push_str(key);
             url.push('=');
-            url.extend(url::form_urlencoded::byte_serialize(r(value)?.as_bytes()));
+            let mark = url.len();
+            into(value, &mut url)?;
+            if !url.as_bytes()[mark..].iter().all(|&b| form_safe(b)) {
+                let raw = url.split_off(mark);
+                url.extend(url::form_urlencoded::byte_serialize(raw.as_bytes()));
+            }
         }
     }
     let target = Target::resolve(graph.base.as_ref(), url).map_err(RenderError)?;
@@ -72,6 +82,14 @@ pub fn render(
         headers.push((CONTENT_LENGTH, HeaderValue::from(body.len())));
     }
     Ok(WireRequest { method: step.method.clone(), target, headers, body })
+}
+
+/// Room for most URLs, so that building one allocates once.
+const URL_CAPACITY: usize = 192;
+
+/// Bytes that `application/x-www-form-urlencoded` leaves as they are.
+fn form_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_')
 }
 
 fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option<String>), RenderError> {
@@ -213,5 +231,19 @@ impl WireRequest {
         let (method, body) =
             if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
         WireRequest { method, target, headers, body }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::form_safe;
+
+    #[test]
+    fn form_safe_bytes_are_the_ones_form_encoding_keeps() {
+        for b in 0..=127u8 {
+            let encoded: String = url::form_urlencoded::byte_serialize(&[b]).collect();
+            assert_eq!(form_safe(b), encoded.as_bytes() == [b], "byte {b}");
+        }
+        assert!((128..=255u8).all(|b| !form_safe(b)));
     }
 }

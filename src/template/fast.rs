@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use super::functions::{check_len, random_digits, random_int, random_string, random_uuid};
+use super::functions::{check_len, random_digits_into, random_int, random_string_into, random_uuid};
 use super::scope::Scope;
 
 /// A template compiled to pieces.
@@ -61,11 +61,9 @@ impl Fast {
                     }
                     let _ = write!(out, "{v}");
                 }
-                Piece::Digits(n) => out.push_str(&scope.with_rng(|r| random_digits(r, *n))),
-                Piece::Chars(n, a) => out.push_str(&scope.with_rng(|r| random_string(r, *n, a.as_deref()))),
-                Piece::Int(a, b) => {
-                    let _ = write!(out, "{}", scope.with_rng(|r| random_int(r, *a, *b)));
-                }
+                Piece::Digits(n) => scope.with_rng(|r| random_digits_into(r, *n, out)),
+                Piece::Chars(n, a) => scope.with_rng(|r| random_string_into(r, *n, a.as_deref(), out)),
+                Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(scope.with_rng(|r| random_int(r, *a, *b)))),
                 Piece::Uuid => out.push_str(&scope.with_rng(random_uuid)),
             }
         }

@@ -90,17 +90,31 @@ pub(super) fn random_int(rng: &mut ChaCha8Rng, a: i64, b: i64) -> i64 {
 
 /// `random_digits(n)`.
 pub(super) fn random_digits(rng: &mut ChaCha8Rng, n: usize) -> String {
-    random_from(rng, b"0123456789", n)
+    let mut out = String::with_capacity(n);
+    random_digits_into(rng, n, &mut out);
+    out
+}
+
+/// `random_digits(n)`, appended to `out`.
+pub(super) fn random_digits_into(rng: &mut ChaCha8Rng, n: usize, out: &mut String) {
+    random_from(rng, b"0123456789", n, out);
 }
 
 /// `random_string(n[, alphabet])`; the alphabet is not empty.
 pub(super) fn random_string(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>) -> String {
+    let mut out = String::with_capacity(n);
+    random_string_into(rng, n, alphabet, &mut out);
+    out
+}
+
+/// `random_string(n[, alphabet])`, appended to `out`.
+pub(super) fn random_string_into(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>, out: &mut String) {
     match alphabet {
-        None => random_from(rng, ALPHANUMERIC.as_bytes(), n),
-        Some(a) if a.is_ascii() => random_from(rng, a.as_bytes(), n),
+        None => random_from(rng, ALPHANUMERIC.as_bytes(), n, out),
+        Some(a) if a.is_ascii() => random_from(rng, a.as_bytes(), n, out),
         Some(a) => {
             let chars: Vec<char> = a.chars().collect();
-            (0..n).map(|_| chars[rng.random_range(0..chars.len())]).collect()
+            out.extend((0..n).map(|_| chars[rng.random_range(0..chars.len())]));
         }
     }
 }
@@ -114,25 +128,26 @@ pub(super) fn random_uuid(rng: &mut ChaCha8Rng) -> String {
 /// `n` characters drawn uniformly from an ASCII alphabet of at most 256 characters, from random bytes
 /// drawn in bulk: a byte picks `alphabet[b % len]`, and the bytes at or above the largest multiple of `len`
 /// are skipped so that every character is equally likely.
-fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize) -> String {
+fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String) {
+    let pick = |i: usize| char::from(alphabet[i]);
     if alphabet.len() > 256 {
-        let bytes: Vec<u8> = (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect();
-        return String::from_utf8(bytes).expect("an ASCII alphabet gives ASCII text");
+        out.extend((0..n).map(|_| pick(rng.random_range(0..alphabet.len()))));
+        return;
     }
     let len = alphabet.len();
     let limit = 256 - 256 % len;
-    let mut out = Vec::with_capacity(n);
+    out.reserve(n);
+    let mut left = n;
     let mut pool = [0u8; 32];
-    while out.len() < n {
-        let want = n - out.len();
+    while left > 0 {
         // A few bytes more than needed, for the skipped ones.
-        let pool = &mut pool[..(want + want / 8 + 1).min(32)];
+        let pool = &mut pool[..(left + left / 8 + 1).min(32)];
         rng.fill_bytes(pool);
-        out.extend(
-            pool.iter().filter(|&&b| usize::from(b) < limit).take(want).map(|&b| alphabet[usize::from(b) % len]),
-        );
+        for &b in pool.iter().filter(|&&b| usize::from(b) < limit).take(left) {
+            out.push(pick(usize::from(b) % len));
+            left -= 1;
+        }
     }
-    String::from_utf8(out).expect("an ASCII alphabet gives ASCII text")
 }
 
 pub(super) fn check_len(n: usize) -> Result<(), Error> {

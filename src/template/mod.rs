@@ -84,6 +84,23 @@ impl Templates {
         Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None, fast }, names))
     }
 
+    /// Renders a template in a scope, appending the text to `out` (left as it was on an error).
+    pub fn render_into(&self, tpl: &Tpl, scope: &Arc<Scope>, out: &mut String) -> Result<(), TemplateError> {
+        if let Some(lit) = &tpl.literal {
+            out.push_str(lit);
+            return Ok(());
+        }
+        if let Some(fast) = &tpl.fast {
+            let mark = out.len();
+            if fast.render(scope, out).is_some() {
+                return Ok(());
+            }
+            out.truncate(mark);
+        }
+        out.push_str(&self.render(tpl, scope)?);
+        Ok(())
+    }
+
     /// Renders a template in a scope.
     pub fn render(&self, tpl: &Tpl, scope: &Arc<Scope>) -> Result<String, TemplateError> {
         if let Some(lit) = &tpl.literal {
