@@ -91,8 +91,7 @@ impl<W: Write> JtlSink<W> {
     }
 
     fn write_row(&mut self, s: &Sample) {
-        self.text.fill(s);
-        let (out, text) = (&mut self.pending, &self.text);
+        let out = &mut self.pending;
         let mut n = itoa::Buffer::new();
         let mut num = |out: &mut Vec<u8>, v: u64| {
             out.extend_from_slice(n.format(v).as_bytes());
@@ -101,9 +100,25 @@ impl<W: Write> JtlSink<W> {
         num(out, s.start_ms);
         num(out, s.elapsed_us / 1000);
         field(out, &s.label);
-        field(out, &text.code);
-        field(out, &text.message);
-        field(out, &text.thread);
+        // Responses, nearly every row, are written straight from the sample; the rest are assembled first.
+        let t = &s.thread;
+        match &s.outcome {
+            Outcome::Response { status, reason } if !needs_quotes(&t.group) => {
+                num(out, u64::from(*status));
+                field(out, reason);
+                out.extend_from_slice(t.group.as_bytes());
+                out.push(b' ');
+                num(out, u64::from(t.group_no));
+                *out.last_mut().expect("a digit was just written") = b'-';
+                num(out, u64::from(t.vu));
+            }
+            _ => {
+                self.text.fill(s);
+                field(out, &self.text.code);
+                field(out, &self.text.message);
+                field(out, &self.text.thread);
+            }
+        }
         field(out, data_type_str(s.data_type).unwrap_or(""));
         field(out, if s.success { "true" } else { "false" });
         field(out, s.failure.as_deref().unwrap_or(""));
@@ -126,7 +141,7 @@ impl<W: Write> JtlSink<W> {
 /// break inside; quotes doubled), as JMeter writes them.
 fn field(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    if bytes.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+    if needs_quotes(text) {
         out.push(b'"');
         for part in bytes.split_inclusive(|&b| b == b'"') {
             out.extend_from_slice(part);
@@ -139,6 +154,10 @@ fn field(out: &mut Vec<u8>, text: &str) {
         out.extend_from_slice(bytes);
     }
     out.push(b',');
+}
+
+fn needs_quotes(text: &str) -> bool {
+    text.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
 }
 
 impl<W: Write + Send> Sink for JtlSink<W> {
@@ -348,6 +367,18 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
             let record = reader.records().next().unwrap().unwrap();
             proptest::prop_assert_eq!(record.iter().collect::<Vec<_>>(), vec!["1", text.as_str(), other.as_str()]);
         }
+    }
+
+    #[test]
+    fn a_group_name_with_a_comma_is_quoted_in_the_thread_name() {
+        let mut s = sample("a");
+        s.thread.group = Arc::from("senders, eu");
+        let mut sink = JtlSink::new(Vec::new(), "memory").unwrap();
+        sink.write(&[s]).unwrap();
+        let bytes = sink.into_inner().unwrap();
+        let mut reader = csv::Reader::from_reader(&bytes[..]);
+        let row = reader.records().next().unwrap().unwrap();
+        assert_eq!((&row[3], &row[4], &row[5]), ("202", "Accepted", "senders, eu 1-17"));
     }
 
     #[test]

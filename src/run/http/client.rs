@@ -172,7 +172,8 @@ impl Client {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(start + timeout);
         let mut ex = Exchange {
-            result: Err(Failure::new(ErrorKind::BadRequest, "not sent")),
+            // Always replaced before it is returned; a placeholder that allocates nothing.
+            result: Err(Failure::new(ErrorKind::BadRequest, String::new())),
             latency: Duration::ZERO,
             elapsed: Duration::ZERO,
             connect: Duration::ZERO,
