@@ -20,7 +20,7 @@ pub async fn fixed(cx: RunContext, group: usize, start: Instant, deadline: Optio
     let mut users = JoinSet::new();
     for vu in 1..=threads {
         let offset = ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads));
-        let user = VirtualUser::new(cx.clone(), group, vu, deadline);
+        let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
         let mut stop = cx.stop.clone();
         users.spawn(async move {
             tokio::select! {
@@ -61,7 +61,7 @@ pub async fn staged(cx: RunContext, group: usize, stages: Vec<Stage>, start: Ins
             });
             let (tx, rx) = watch::channel(false);
             slots[free] = Some(tx);
-            let user = VirtualUser::new(cx.clone(), group, free as u32 + 1, deadline).with_retire(rx);
+            let user = Box::new(VirtualUser::new(cx.clone(), group, free as u32 + 1, deadline).with_retire(rx));
             users.spawn(user.run_closed(loops));
         }
         for s in slots.iter().rev().flatten().filter(|tx| !*tx.borrow()).take(running.saturating_sub(want)) {

@@ -125,7 +125,8 @@ impl VirtualUser {
     }
 
     /// Closed model: iterate until the loops are done, the deadline passes, or the user or run stops.
-    pub async fn run_closed(mut self, loops: Option<u64>) {
+    /// Boxed, so a task that waits to start the user and then runs it holds the user once, not twice.
+    pub async fn run_closed(mut self: Box<Self>, loops: Option<u64>) {
         self.cx.active.start(self.group);
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
             if !self.iterate(None).await {

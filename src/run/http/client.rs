@@ -1,6 +1,7 @@
 //! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,9 +77,12 @@ struct Conn {
     stats: Arc<WireStats>,
 }
 
-/// Polls `work` while also driving the connection, until `work` is done.
-async fn drive<F: std::future::Future>(driver: &mut Option<http1::Connection<Io, Full<Bytes>>>, work: F) -> F::Output {
-    tokio::pin!(work);
+/// Polls `work` while also driving the connection, until `work` is done. `work` is pinned by the caller,
+/// so it is stored once (futures are copied into the state of every async fn they are passed to).
+async fn drive<F: std::future::Future>(
+    driver: &mut Option<http1::Connection<Io, Full<Bytes>>>,
+    mut work: Pin<&mut F>,
+) -> F::Output {
     loop {
         match driver {
             Some(d) => tokio::select! {
@@ -188,8 +192,10 @@ impl Client {
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
-            let hop_result =
-                timer.run(deadline, self.one(req, keep_body, &mut ex, &mut connecting, &mut first_byte)).await;
+            let hop_result = {
+                let work = pin!(self.one(req, keep_body, &mut ex, &mut connecting, &mut first_byte));
+                timer.run(deadline, work).await
+            };
             self.timer = timer;
             let resp = match hop_result {
                 Err(_) => {
@@ -266,7 +272,7 @@ impl Client {
                 self.conn = Some(opened?);
             }
             let Conn { sender, driver, stats, .. } = self.conn.as_mut().expect("connection just ensured");
-            if drive(driver, sender.ready()).await.is_err() {
+            if drive(driver, pin!(sender.ready())).await.is_err() {
                 if attempt == 0 {
                     reused = false;
                     continue;
@@ -274,7 +280,7 @@ impl Client {
                 return Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             }
             stats.reset();
-            let result = drive(driver, sender.send_request(build(req))).await;
+            let result = drive(driver, pin!(sender.send_request(build(req)))).await;
             match result {
                 // A kept-alive connection the server closed while idle: reconnect and send once more, but only
                 // an idempotent request (RFC 9110 9.2.2): a POST the server may have acted on is not resent.
@@ -296,7 +302,9 @@ impl Client {
                 }
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
-                    let out = drive(driver, read_response(resp, keep_body, body_limit)).await;
+                    let (parts, body) = resp.into_parts();
+                    let body = drive(driver, pin!(read_body(body, keep_body, body_limit))).await;
+                    let out = body.map(|body| response(parts, body));
                     settle(stats, ex);
                     return out;
                 }
@@ -327,12 +335,12 @@ fn settle(stats: &WireStats, ex: &mut Exchange) {
     ex.sent += written;
 }
 
-async fn read_response(
-    resp: http::Response<hyper::body::Incoming>,
+/// Reads a body to its end, keeping up to `body_limit` bytes of it when asked to.
+async fn read_body(
+    mut body: hyper::body::Incoming,
     keep_body: bool,
     body_limit: usize,
-) -> Result<Response, Failure> {
-    let (parts, mut body) = resp.into_parts();
+) -> Result<Option<Bytes>, Failure> {
     let mut kept = keep_body.then(BytesMut::new);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| Failure::hyper(&e))?;
@@ -341,14 +349,18 @@ async fn read_response(
             buf.extend_from_slice(&data[..data.len().min(room)]);
         }
     }
+    Ok(kept.map(BytesMut::freeze))
+}
+
+fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
     let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
-    Ok(Response {
+    Response {
         status: parts.status.as_u16(),
         reason: parts.status.canonical_reason().unwrap_or(""),
         data_type,
-        body: kept.map(BytesMut::freeze),
+        body,
         headers: parts.headers,
-    })
+    }
 }
 
 impl Client {
