@@ -1,7 +1,7 @@
 //! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
-use std::pin::{pin, Pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use tokio_rustls::TlsConnector;
 
 use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
+use super::drive::Driver;
 use super::error::Failure;
 use super::stream::Stream;
 use super::tls::{self, TlsError};
@@ -75,24 +76,8 @@ struct Conn {
     /// hyper's connection state machine; `None` once the connection has ended.
     driver: Option<http1::Connection<Io, Full<Bytes>>>,
     stats: Arc<WireStats>,
-}
-
-/// Polls `work` while also driving the connection, until `work` is done. `work` is pinned by the caller,
-/// so it is stored once (futures are copied into the state of every async fn they are passed to).
-async fn drive<F: std::future::Future>(
-    driver: &mut Option<http1::Connection<Io, Full<Bytes>>>,
-    mut work: Pin<&mut F>,
-) -> F::Output {
-    loop {
-        match driver {
-            Some(d) => tokio::select! {
-                biased;
-                out = &mut work => return out,
-                _ = d => *driver = None,
-            },
-            None => return work.await,
-        }
-    }
+    /// Polls the connection in the user's task.
+    wakes: Driver,
 }
 
 /// Where a client's TLS configuration comes from; resolved on its first https connection.
@@ -271,8 +256,8 @@ impl Client {
                 settle(&stats, ex);
                 self.conn = Some(opened?);
             }
-            let Conn { sender, driver, stats, .. } = self.conn.as_mut().expect("connection just ensured");
-            if drive(driver, pin!(sender.ready())).await.is_err() {
+            let Conn { sender, driver, stats, wakes, .. } = self.conn.as_mut().expect("connection just ensured");
+            if wakes.drive(driver, pin!(sender.ready())).await.is_err() {
                 if attempt == 0 {
                     reused = false;
                     continue;
@@ -280,7 +265,9 @@ impl Client {
                 return Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             }
             stats.reset();
-            let result = drive(driver, pin!(sender.send_request(build(req)))).await;
+            // Queueing the request wakes the connection, which `drive` polls at once anyway.
+            let pending = wakes.quietly(|| sender.send_request(build(req)));
+            let result = wakes.drive(driver, pin!(pending)).await;
             match result {
                 // A kept-alive connection the server closed while idle: reconnect and send once more, but only
                 // an idempotent request (RFC 9110 9.2.2): a POST the server may have acted on is not resent.
@@ -303,7 +290,7 @@ impl Client {
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
                     let (parts, body) = resp.into_parts();
-                    let body = drive(driver, pin!(read_body(body, keep_body, body_limit))).await;
+                    let body = wakes.drive(driver, pin!(read_body(body, keep_body, body_limit))).await;
                     let out = body.map(|body| response(parts, body));
                     settle(stats, ex);
                     return out;
@@ -447,7 +434,7 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         .handshake(io)
         .await
         .map_err(|e| Failure::hyper(&e))?;
-    Ok(Conn { origin, sender, driver: Some(connection), stats })
+    Ok(Conn { origin, sender, driver: Some(connection), stats, wakes: Driver::default() })
 }
 
 fn build(req: &WireRequest) -> http::Request<Full<Bytes>> {

@@ -4,6 +4,7 @@
 mod client;
 mod counting;
 mod deadline;
+mod drive;
 mod error;
 mod stream;
 mod tls;
