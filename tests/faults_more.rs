@@ -127,6 +127,24 @@ fn a_body_shorter_than_its_content_length_is_a_reset_with_the_bytes_that_came() 
     assert_eq!(server.written.load(Ordering::SeqCst), 4 * SHORT_BODY.len() as u64);
 }
 
+/// A URL whose path cannot go on the request line (a space) is a failed sample for every attempt, and the
+/// user goes on; nothing is sent. (It used to end the user's task without a sample.)
+#[test]
+fn a_url_that_cannot_be_a_request_target_is_a_bad_request_row() {
+    let server = RawServer::start(BAD_STATUS);
+    let jtl = run("faults_more_target", plan(&server.url(), "/a b", 2, 3, "", ""));
+    assert_eq!(jtl.rows.len(), 6, "{}", jtl.text);
+    assert_rows(
+        &jtl,
+        "Non HTTP response code: BadRequest",
+        "Non HTTP response message: invalid request target `/a b`: invalid uri character",
+    );
+    for row in &jtl.rows {
+        assert_eq!((num(row, "bytes"), num(row, "sentBytes")), (0, 0), "{row:?}");
+    }
+    assert_eq!(server.heads.load(Ordering::SeqCst), 0, "nothing was sent");
+}
+
 const BAD_STATUS: &[u8] = b"HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\nok";
 
 #[test]

@@ -5,7 +5,7 @@ pub mod target;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{HeaderName, CONTENT_LENGTH, HOST};
+use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
 use crate::plan::model::{
     Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold,
@@ -134,11 +134,23 @@ pub struct RequestNode {
     /// The query's names, form-encoded once.
     pub query_keys: Vec<String>,
     /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
-    pub headers: Vec<(HeaderName, Tpl)>,
+    pub headers: Vec<HeaderNode>,
     /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
     pub needs_body: bool,
     /// The step's line in the plan, named in assertion failures.
     pub line: u32,
+}
+
+/// A request header: its name, and its value as a template, or already made when it is fixed text.
+#[derive(Debug, Clone)]
+pub struct HeaderNode {
+    /// The name.
+    pub name: HeaderName,
+    /// The value's template.
+    pub value: Tpl,
+    /// The value itself when the template is plain text that is a valid header value (most are, like
+    /// the default User-Agent): sent as it is, without rendering.
+    pub fixed: Option<HeaderValue>,
 }
 
 /// A plan whose parts cannot run.
@@ -232,7 +244,10 @@ fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
                 .into_iter()
                 .filter(|(k, _)| !is_framing(k))
                 .map(|(k, v)| match HeaderName::from_bytes(k.as_bytes()) {
-                    Ok(name) => Ok((name, v)),
+                    Ok(name) => {
+                        let fixed = v.literal().and_then(|t| HeaderValue::from_str(t).ok());
+                        Ok(HeaderNode { name, value: v, fixed })
+                    }
                     Err(_) => Err(CompileError::HeaderName { step: r.name.to_string(), name: k }),
                 })
                 .collect::<Result<Vec<_>, _>>()?;

@@ -64,9 +64,13 @@ pub fn render(
     let target = Target::resolve(graph.base.as_ref(), url).map_err(RenderError)?;
     let mut headers = Vec::with_capacity(node.headers.len() + 4);
     headers.push((HOST, target.host.clone()));
-    for (name, v) in &node.headers {
-        let value = HeaderValue::try_from(r(v)?).map_err(|_| RenderError(format!("header {name}: invalid value")))?;
-        headers.push((name.clone(), value));
+    for h in &node.headers {
+        let value = match &h.fixed {
+            Some(v) => v.clone(),
+            None => HeaderValue::try_from(r(&h.value)?)
+                .map_err(|_| RenderError(format!("header {}: invalid value", h.name)))?,
+        };
+        headers.push((h.name.clone(), value));
     }
     if let Some(c) = cookie(&target) {
         headers.push((COOKIE, HeaderValue::try_from(c).map_err(|_| RenderError("invalid cookie".into()))?));

@@ -157,8 +157,18 @@ fn field(out: &mut Vec<u8>, text: &str) {
 }
 
 fn needs_quotes(text: &str) -> bool {
-    text.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    text.bytes().any(|b| QUOTED[usize::from(b)])
 }
+
+/// The bytes that make a field need quotes: `,` `"` CR LF.
+const QUOTED: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b',' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t
+};
 
 impl<W: Write + Send> Sink for JtlSink<W> {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {

@@ -266,7 +266,8 @@ impl Client {
             }
             stats.reset();
             // Queueing the request wakes the connection, which `drive` polls at once anyway.
-            let pending = wakes.quietly(|| sender.send_request(build(req)));
+            let request = build(req)?;
+            let pending = wakes.quietly(|| sender.send_request(request));
             let result = wakes.drive(driver, pin!(pending)).await;
             match result {
                 // A kept-alive connection the server closed while idle: reconnect and send once more, but only
@@ -437,15 +438,21 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
     Ok(Conn { origin, sender, driver: Some(connection), stats, wakes: Driver::default() })
 }
 
-fn build(req: &WireRequest) -> http::Request<Full<Bytes>> {
-    let mut builder = http::Request::builder().method(req.method.clone()).uri(req.target.path_and_query());
-    if let Some(h) = builder.headers_mut() {
-        h.reserve(req.headers.len());
-        for (k, v) in &req.headers {
-            h.append(k.clone(), v.clone());
-        }
+/// hyper's request for a rendered one (made directly: http's builder moves the request through a
+/// `Result` at every step).
+fn build(req: &WireRequest) -> Result<http::Request<Full<Bytes>>, Failure> {
+    let target = req.target.path_and_query();
+    let uri = http::Uri::try_from(target)
+        .map_err(|e| Failure::new(ErrorKind::BadRequest, format!("invalid request target `{target}`: {e}")))?;
+    let mut headers = http::HeaderMap::with_capacity(req.headers.len());
+    for (k, v) in &req.headers {
+        headers.append(k.clone(), v.clone());
     }
-    builder.body(Full::new(req.body.clone())).expect("method, target and headers were validated when rendered")
+    let mut request = http::Request::new(Full::new(req.body.clone()));
+    *request.method_mut() = req.method.clone();
+    *request.uri_mut() = uri;
+    *request.headers_mut() = headers;
+    Ok(request)
 }
 
 fn data_type(content_type: Option<&str>) -> DataType {
