@@ -173,7 +173,8 @@ impl VirtualUser {
         let late = intended.map(|i| now.saturating_duration_since(i)).unwrap_or_default();
         let start_ms = epoch_ms(SystemTime::now() - late);
         let step = &node.step;
-        let mut sample = Sample {
+        // Made after the exchange, so that it is not part of the state held while waiting for it.
+        let new_sample = |thread: &ThreadId| Sample {
             start_ms,
             elapsed_us: 0,
             latency_us: 0,
@@ -181,7 +182,7 @@ impl VirtualUser {
             idle_us: 0,
             label: step.name.clone(),
             outcome: Outcome::Error { kind: ErrorKind::BadRequest, message: String::new() },
-            thread: self.thread.clone(),
+            thread: thread.clone(),
             data_type: DataType::None,
             success: false,
             failure: None,
@@ -195,12 +196,14 @@ impl VirtualUser {
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
             Err(e) => {
+                let mut sample = new_sample(&self.thread);
                 sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0 };
                 self.stamp_threads(&mut sample);
                 return sample;
             }
         };
         let ex = self.client.execute(&wire, step.timeout, node.needs_body).await;
+        let mut sample = new_sample(&self.thread);
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());

@@ -140,21 +140,21 @@ fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String
     out.reserve(n);
     let mut left = n;
     let mut pool = [0u8; 32];
+    let mut picked = [0u8; 32];
     while left > 0 {
         // A few bytes more than needed, for the skipped ones.
         let pool = &mut pool[..(left + left / 8 + 1).min(32)];
         rng.fill_bytes(pool);
+        let mut k = 0;
         for &b in pool.iter() {
             let m = u16::from(b) * len;
-            if m & 0xff < skip_below {
-                continue;
-            }
-            out.push(pick(usize::from(m >> 8)));
-            left -= 1;
-            if left == 0 {
-                break;
+            if m & 0xff >= skip_below && k < left {
+                picked[k] = alphabet[usize::from(m >> 8)];
+                k += 1;
             }
         }
+        out.push_str(std::str::from_utf8(&picked[..k]).expect("an ASCII alphabet gives ASCII text"));
+        left -= k;
     }
 }
 

@@ -170,10 +170,11 @@ impl Client {
             sent: 0,
         };
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
-        let mut next: Option<WireRequest> = None;
+        // Boxed: redirects are rare, and this is held by every user while its request is in flight.
+        let mut next: Option<Box<WireRequest>> = None;
         let mut first_byte: Option<Instant> = None;
         for hop in 0..=MAX_REDIRECTS {
-            let req = next.as_ref().unwrap_or(original);
+            let req = next.as_deref().unwrap_or(original);
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
@@ -206,7 +207,7 @@ impl Client {
             let location = resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned);
             match (self.follow_redirects, is_redirect(resp.status), location) {
                 (true, true, Some(loc)) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
-                    Ok(redirect) => next = Some(redirect),
+                    Ok(redirect) => next = Some(Box::new(redirect)),
                     Err(f) => {
                         ex.result = Err(f);
                         break;
@@ -429,6 +430,9 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
     let io = TokioIo::new(stream);
     let (sender, connection) = http1::Builder::new()
         .title_case_headers(true)
+        // One buffer and write(2) per request rather than a queue of buffers and writev(2): a request
+        // head and a small body are copied once either way, and the queue costs more to manage.
+        .writev(false)
         // hyper's adaptive read buffer starts at 8 KiB per connection; a fixed small one keeps
         // 10,000 users cheap, and large bodies still stream through it.
         .read_buf_exact_size(Some(READ_BUFFER))

@@ -92,7 +92,8 @@ impl<T: AsyncRead + Unpin> AsyncRead for Counting<T> {
                 s.first_read_ns.store(s.epoch.elapsed().as_nanos() as u64, Ordering::Relaxed);
             }
             if self.count {
-                s.read.fetch_add(n, Ordering::Relaxed);
+                // One writer (this stream) and a reader in the same task: no read-modify-write needed.
+                s.read.store(s.read.load(Ordering::Relaxed) + n, Ordering::Relaxed);
             }
         }
         res
@@ -103,7 +104,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write(cx, buf);
         if let (Poll::Ready(Ok(n)), true) = (&res, self.count) {
-            self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
+            let w = &self.stats.written;
+            w.store(w.load(Ordering::Relaxed) + *n as u64, Ordering::Relaxed);
         }
         res
     }
@@ -115,7 +117,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
     ) -> Poll<io::Result<usize>> {
         let res = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
         if let (Poll::Ready(Ok(n)), true) = (&res, self.count) {
-            self.stats.written.fetch_add(*n as u64, Ordering::Relaxed);
+            let w = &self.stats.written;
+            w.store(w.load(Ordering::Relaxed) + *n as u64, Ordering::Relaxed);
         }
         res
     }
