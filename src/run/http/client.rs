@@ -204,7 +204,10 @@ impl Client {
                 Ok(Ok(resp)) => resp,
             };
             self.store_cookies(&req.target, &resp.headers);
-            let location = resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned);
+            // Looked up only when it can matter: a header lookup hashes the name.
+            let location = (self.follow_redirects && is_redirect(resp.status))
+                .then(|| resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned))
+                .flatten();
             match (self.follow_redirects, is_redirect(resp.status), location) {
                 (true, true, Some(loc)) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
                     Ok(redirect) => next = Some(Box::new(redirect)),
@@ -354,7 +357,10 @@ fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
 
 impl Client {
     fn store_cookies(&mut self, target: &Target, headers: &http::HeaderMap) {
-        let (Some(jar), true) = (self.jar.as_mut(), headers.contains_key(SET_COOKIE)) else { return };
+        let Some(jar) = self.jar.as_mut() else { return };
+        if !headers.contains_key(SET_COOKIE) {
+            return;
+        }
         let Some(url) = target.parsed() else { return };
         for v in headers.get_all(SET_COOKIE) {
             if let Ok(s) = v.to_str() {
