@@ -137,6 +137,9 @@ pub struct RequestNode {
     pub headers: Vec<HeaderNode>,
     /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
     pub needs_body: bool,
+    /// A raw body's `content_type`, made into a header value once (`None` when there is none or it is not
+    /// a valid header value; the request then fails saying so).
+    pub content_type: Option<HeaderValue>,
     /// The step's line in the plan, named in assertion failures.
     pub line: u32,
 }
@@ -267,7 +270,11 @@ fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
             let line = r.span.line;
             let query_keys =
                 r.query.iter().map(|(k, _)| url::form_urlencoded::byte_serialize(k.as_bytes()).collect()).collect();
-            StepNode::Request(Box::new(RequestNode { step: *r, query_keys, headers, needs_body, line }))
+            let content_type = match &r.body {
+                crate::plan::model::Body::Raw { content_type: Some(ct), .. } => HeaderValue::from_str(ct).ok(),
+                _ => None,
+            };
+            StepNode::Request(Box::new(RequestNode { step: *r, query_keys, headers, needs_body, content_type, line }))
         }
     })
 }

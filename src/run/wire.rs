@@ -75,11 +75,10 @@ pub fn render(
     if let Some(c) = cookie(&target) {
         headers.push((COOKIE, HeaderValue::try_from(c).map_err(|_| RenderError("invalid cookie".into()))?));
     }
-    let (body, content_type) = body(graph, &step.body, scope)?;
+    let (body, content_type) = body(graph, node, scope)?;
     if let Some(ct) = content_type {
         if !headers.iter().any(|(n, _)| n == CONTENT_TYPE) {
-            let value = HeaderValue::try_from(ct).map_err(|_| RenderError("invalid content type".into()))?;
-            headers.push((CONTENT_TYPE, value));
+            headers.push((CONTENT_TYPE, ct.map_err(|()| RenderError("invalid content type".into()))?));
         }
     }
     if !body.is_empty() || matches!(step.method, Method::POST | Method::PUT | Method::PATCH) {
@@ -96,7 +95,11 @@ fn form_safe(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_')
 }
 
-fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option<String>), RenderError> {
+/// The body and the Content-Type it implies (`Err` when the plan's content type is not a valid header value).
+type BodyAndType = (Bytes, Option<Result<HeaderValue, ()>>);
+
+fn body(graph: &Graph, node: &RequestNode, scope: &Arc<Scope>) -> Result<BodyAndType, RenderError> {
+    let body = &node.step.body;
     let t = &graph.templates;
     let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
     Ok(match body {
@@ -106,7 +109,7 @@ fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option
             for (k, v) in fields {
                 ser.append_pair(k, &r(v)?);
             }
-            (Bytes::from(ser.finish()), Some("application/x-www-form-urlencoded".into()))
+            (Bytes::from(ser.finish()), Some(Ok(HeaderValue::from_static("application/x-www-form-urlencoded"))))
         }
         Body::Multipart(parts) => {
             let boundary = scope.with_rng(|rng| {
@@ -138,14 +141,18 @@ fn body(graph: &Graph, body: &Body, scope: &Arc<Scope>) -> Result<(Bytes, Option
                 out.put_slice(b"\r\n");
             }
             out.put_slice(format!("--{boundary}--\r\n").as_bytes());
-            (out.freeze(), Some(format!("multipart/form-data; boundary={boundary}")))
+            let content_type = HeaderValue::try_from(format!("multipart/form-data; boundary={boundary}"));
+            (out.freeze(), Some(content_type.map_err(|_| ())))
         }
         Body::Json(j) => {
             let value = json(graph, j, scope)?;
             let text = serde_json::to_vec(&value).map_err(|e| RenderError(e.to_string()))?;
-            (Bytes::from(text), Some("application/json".into()))
+            (Bytes::from(text), Some(Ok(HeaderValue::from_static("application/json"))))
         }
-        Body::Raw { body, content_type } => (Bytes::from(r(body)?), content_type.clone()),
+        Body::Raw { body, content_type } => {
+            let value = content_type.as_ref().map(|_| node.content_type.clone().ok_or(()));
+            (Bytes::from(r(body)?), value)
+        }
     })
 }
 

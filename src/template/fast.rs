@@ -17,6 +17,9 @@ pub struct Fast(Vec<Piece>);
 enum Piece {
     Text(String),
     Name(String),
+    /// `{{ vu }}` and `{{ iteration }}`, numbers written without going through a template value.
+    Vu,
+    Iteration,
     Digits(usize),
     Chars(usize, Option<String>),
     Int(i64, i64),
@@ -61,6 +64,8 @@ impl Fast {
                     }
                     let _ = write!(out, "{v}");
                 }
+                Piece::Vu => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.0)),
+                Piece::Iteration => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.1)),
                 Piece::Digits(n) => scope.with_rng(|r| random_digits_into(r, *n, out)),
                 Piece::Chars(n, a) => scope.with_rng(|r| random_string_into(r, *n, a.as_deref(), out)),
                 Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(scope.with_rng(|r| random_int(r, *a, *b)))),
@@ -73,7 +78,11 @@ impl Fast {
 
 fn expression(e: &str) -> Option<Piece> {
     if is_name(e) {
-        return Some(Piece::Name(e.to_string()));
+        return Some(match e {
+            "vu" => Piece::Vu,
+            "iteration" => Piece::Iteration,
+            _ => Piece::Name(e.to_string()),
+        });
     }
     let (f, args) = e.strip_suffix(')')?.split_once('(')?;
     let args: Vec<&str> = if args.trim().is_empty() { Vec::new() } else { args.split(',').map(str::trim).collect() };

@@ -163,14 +163,16 @@ mod tests {
     #[test]
     fn the_fast_path_renders_what_the_engine_renders() {
         let mut t = Templates::new();
-        let src = "+7{{ random_digits(10) }}-{{ random_string(5, 'xy') }}-{{ random_string(7) }}-{{ random_int(3, 99) }}-{{ uuid() }}-{{ vu }}/{{ group }}";
+        let src = "+7{{ random_digits(10) }}-{{ random_string(5, 'xy') }}-{{ random_string(7) }}-{{ random_int(3, 99) }}-{{ uuid() }}-{{ vu }}/{{ group }}/{{ iteration }}";
         let (fast, _) = t.add(src).unwrap();
         assert!(fast.fast.is_some());
         let slow = Tpl { fast: None, ..fast.clone() };
         let shared = Arc::new(Shared::default());
         let a = Scope::for_vu(shared.clone(), 7, 1, Arc::from("g"), 3);
         let b = Scope::for_vu(shared, 7, 1, Arc::from("g"), 3);
-        for _ in 0..5 {
+        for i in 0..5 {
+            a.set_iteration(i);
+            b.set_iteration(i);
             assert_eq!(t.render(&fast, &a).unwrap(), t.render(&slow, &b).unwrap());
         }
     }

@@ -73,6 +73,11 @@ impl Scope {
         self.get_value(&Value::from(name))
     }
 
+    /// `vu` and `iteration` as templates see them (both undefined outside a virtual user).
+    pub fn vu_and_iteration(&self) -> Option<(u32, u64)> {
+        self.vu.map(|vu| (vu, self.iteration.load(Ordering::Relaxed)))
+    }
+
     /// A per-user variable's value.
     pub fn var(&self, name: &str) -> Option<Value> {
         lock(&self.vars).get(name).cloned()
