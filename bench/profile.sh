@@ -114,10 +114,10 @@ echo
 # "(self time)" rows the sum of the self shares of every match.
 stages=$'virtual user task: VirtualUser::iterate\tplanrun::run::vuser::VirtualUser::iterate
   request rendering: wire::render\t^planrun::run::wire::render$
-    templates: Templates::render\t^planrun::template::Templates::render$
+    templates: Templates::render(_into)\t^planrun::template::Templates::render(_into)?$
   http::Request build: client::build\t^planrun::run::http::client::build$
 hyper HTTP/1 connection: Dispatcher::poll_catch\t^hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_catch$
-  socket send: writev(2), loopback delivery included\t^__GI___writev$
+  socket send: send(2) (writev(2) before), loopback delivery included\t^(__GI___writev|__libc_send|__send|__GI___send)$
   socket receive: recv(2)\t^__x64_sys_recvfrom$
   response head parse (httparse + hyper)\tHttp1Transaction>::parse$
 sample sink task: sink::drain\t^planrun::sink::drain::drain::

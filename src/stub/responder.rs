@@ -27,6 +27,8 @@ pub(crate) struct Responder {
     not_found: Answer,
     /// Held while a request is served when `workers` > 0.
     workers: Option<Semaphore>,
+    /// Sleep on a thread rather than the runtime's millisecond timer.
+    precise_delays: bool,
     /// Requests answered so far.
     pub(crate) served: Arc<AtomicU64>,
 }
@@ -70,6 +72,7 @@ impl Responder {
             routes,
             not_found: Answer::plain(StatusCode::NOT_FOUND, NOT_FOUND),
             workers,
+            precise_delays: config.precise_delays,
             served: Arc::default(),
         }
     }
@@ -98,7 +101,7 @@ impl Responder {
         };
         drain(req.into_body()).await;
         if !decision.delay.is_zero() {
-            tokio::time::sleep(decision.delay).await;
+            wait(decision.delay, self.precise_delays).await;
         }
         let answer = match decision.route.map(|i| &self.routes[i]) {
             None => &self.not_found,
@@ -108,6 +111,21 @@ impl Responder {
         self.served.fetch_add(1, Ordering::Relaxed);
         Ok(answer.response())
     }
+}
+
+/// Waits `delay`: on the runtime's timer (whole milliseconds, rounded up), or precisely on a thread.
+async fn wait(delay: Duration, precise: bool) {
+    if precise {
+        let deadline = std::time::Instant::now() + delay;
+        // The blocking pool's threads sleep with the kernel's timer (tens of microseconds late at most).
+        let slept = tokio::task::spawn_blocking(move || {
+            std::thread::sleep(deadline.saturating_duration_since(std::time::Instant::now()))
+        });
+        if slept.await.is_ok() {
+            return;
+        }
+    }
+    tokio::time::sleep(delay).await;
 }
 
 impl CompiledRoute {

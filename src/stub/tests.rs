@@ -101,6 +101,20 @@ async fn fixed_latency_is_respected() {
 }
 
 #[tokio::test]
+async fn precise_delays_wait_on_a_thread_at_least_the_delay() {
+    let config = config("routes: [{ path: /slow, latency: { fixed: 30ms } }]\nprecise_delays: true");
+    assert!(config.precise_delays);
+    let stub = serve(config).await;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let (status, _) = get(stub.local_addr, "/slow").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(started.elapsed() >= Duration::from_millis(30), "answered after {:?}", started.elapsed());
+    }
+    assert_eq!(stub.stats(), 3);
+}
+
+#[tokio::test]
 async fn workers_queue_requests_like_a_blocking_server() {
     let stub = serve(config("routes: [{ path: /, latency: { fixed: 50ms } }]\nworkers: 2")).await;
     let addr = stub.local_addr;
