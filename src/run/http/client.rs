@@ -204,23 +204,23 @@ impl Client {
                 Ok(Ok(resp)) => resp,
             };
             self.store_cookies(&req.target, &resp.headers);
-            // Looked up only when it can matter: a header lookup hashes the name.
+            // Where a followed redirect points; looked up only then (a header lookup hashes the name).
             let location = (self.follow_redirects && is_redirect(resp.status))
                 .then(|| resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned))
                 .flatten();
-            match (self.follow_redirects, is_redirect(resp.status), location) {
-                (true, true, Some(loc)) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
+            match location {
+                Some(loc) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
                     Ok(redirect) => next = Some(Box::new(redirect)),
                     Err(f) => {
                         ex.result = Err(f);
                         break;
                     }
                 },
-                (true, true, Some(_)) => {
+                Some(_) => {
                     ex.result = Err(Failure::new(ErrorKind::Redirect, format!("More than {MAX_REDIRECTS} redirects")));
                     break;
                 }
-                _ => {
+                None => {
                     ex.result = Ok(resp);
                     break;
                 }
