@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
 use crate::plan::model::{Body, JsonTpl, Part, Secrets};
-use crate::template::Scope;
+use crate::template::{Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
 use http::Method;
@@ -29,6 +29,12 @@ pub struct WireRequest {
 #[error("{0}")]
 pub struct RenderError(pub String);
 
+impl From<TemplateError> for RenderError {
+    fn from(e: TemplateError) -> Self {
+        RenderError(format!("template error: {}", e.message))
+    }
+}
+
 /// Renders a request step for one virtual user. `cookie` is the Cookie header from the user's jar.
 pub fn render(
     graph: &Graph,
@@ -38,10 +44,8 @@ pub fn render(
 ) -> Result<WireRequest, RenderError> {
     let t = &graph.templates;
     let step = &node.step;
-    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
-    let into = |tpl, out: &mut String| {
-        t.render_into(tpl, scope, out).map_err(|e| RenderError(format!("template error: {}", e.message)))
-    };
+    let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
+    let into = |tpl, out: &mut String| t.render_into(tpl, scope, out).map_err(RenderError::from);
     // One buffer for the whole URL, base included (prepended in place when the URL is relative).
     let mut url = String::with_capacity(URL_CAPACITY);
     into(&step.url, &mut url)?;
@@ -101,7 +105,7 @@ type BodyAndType = (Bytes, Option<Result<HeaderValue, ()>>);
 fn body(graph: &Graph, node: &RequestNode, scope: &Arc<Scope>) -> Result<BodyAndType, RenderError> {
     let body = &node.step.body;
     let t = &graph.templates;
-    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
+    let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
     Ok(match body {
         Body::None => (Bytes::new(), None),
         Body::Form(fields) => {
@@ -162,7 +166,7 @@ fn quote(s: &str) -> String {
 
 fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Value, RenderError> {
     let t = &graph.templates;
-    let r = |tpl| t.render(tpl, scope).map_err(|e| RenderError(format!("template error: {}", e.message)));
+    let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
     Ok(match j {
         JsonTpl::Const(v) => v.clone(),
         JsonTpl::Str(tpl) => serde_json::Value::String(r(tpl)?),
