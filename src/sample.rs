@@ -27,6 +27,9 @@ pub enum ErrorKind {
     /// TLS failed: the handshake (an untrusted or wrong certificate, no common protocol, a client certificate
     /// refused), a fatal alert later on, or TLS settings that cannot be used.
     Tls,
+    /// planrun itself failed while making the sample (a bug): the message says where. Counted apart in the
+    /// summary, and the run's exit code is not 0.
+    Internal,
 }
 
 impl ErrorKind {
@@ -43,6 +46,7 @@ impl ErrorKind {
             ErrorKind::Redirect => "Redirect",
             ErrorKind::BadRequest => "BadRequest",
             ErrorKind::Tls => "Tls",
+            ErrorKind::Internal => "Internal",
         }
     }
 }

@@ -96,6 +96,13 @@ pub(super) async fn run(a: RunArgs) -> i32 {
             result.waited
         );
     }
+    let internal = summary.internal_errors();
+    if internal > 0 {
+        println!(
+            "Internal errors: {internal} (planrun failed inside these samples: a bug, please report it with their \
+             responseMessage; the run went on)"
+        );
+    }
     if let Some(why) = &result.data_stop {
         eprintln!("planrun: the run stopped early: {why}");
     }
@@ -123,6 +130,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     }
     if let Some(code) = aborted.code() {
         return code;
+    }
+    if internal > 0 {
+        return exit::INTERNAL_ERROR;
     }
     if verdicts.iter().any(|v| !v.passed) {
         return exit::THRESHOLD_FAILED;

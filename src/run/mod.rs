@@ -2,6 +2,7 @@
 //! sends requests through its own connection and puts one [`Sample`](crate::sample::Sample) per request
 //! on a bounded channel to the sinks.
 
+mod catch;
 mod check;
 mod closed;
 pub mod data;

@@ -39,7 +39,7 @@ pub async fn open(cx: RunContext, group: usize, initial: f64, stages: Vec<Stage>
             let active = active.clone();
             async move {
                 active.start(group);
-                user.iterate(Some(intended.into_std())).await;
+                user.iterate_caught(Some(intended.into_std())).await;
                 active.finish(group);
                 user
             }
@@ -50,10 +50,12 @@ pub async fn open(cx: RunContext, group: usize, initial: f64, stages: Vec<Stage>
     active.dropped[group].fetch_add(done.dropped, Ordering::Relaxed);
 }
 
-/// Starts `run(worker, intended)` at each arrival on an idle worker (made by `make`, at most `max`),
-/// or counts the arrival as dropped when every worker is busy.
+/// Starts `run(worker, intended)` for each arrival on an idle worker (made by `make`, at most `max`),
+/// or counts the arrival as dropped when every worker is busy. Each time it wakes it takes every arrival
+/// due by then, so a rate the machine cannot keep up with costs drops, not time: the schedule still ends
+/// at its end.
 pub async fn dispatch<W, F, Fut>(
-    arrivals: impl Iterator<Item = std::time::Duration>,
+    arrivals: Arrivals,
     start: Instant,
     max: u32,
     mut stop: watch::Receiver<bool>,
@@ -69,30 +71,44 @@ where
     let mut made = 0u32;
     let mut out = Dispatched::default();
     let mut running = JoinSet::new();
-    for offset in arrivals {
+    let mut next = 1u64;
+    while let Some(offset) = arrivals.offset_of(next) {
         let intended = start + offset;
-        tokio::select! {
-            _ = tokio::time::sleep_until(intended) => {}
-            _ = stopped(&mut stop) => break,
+        if intended > Instant::now() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(intended) => {}
+                _ = stopped(&mut stop) => break,
+            }
+        } else if *stop.borrow() {
+            break;
+        } else {
+            // Behind schedule: let the users run between rounds.
+            tokio::task::consume_budget().await;
         }
         while running.try_join_next().is_some() {}
-        let worker = idle.lock().unwrap_or_else(|e| e.into_inner()).pop().or_else(|| {
-            (made < max).then(|| {
-                made += 1;
-                make(made)
-            })
-        });
-        let Some(worker) = worker else {
-            out.dropped += 1;
-            continue;
-        };
-        out.started += 1;
-        let idle = idle.clone();
-        let fut = run(worker, intended);
-        running.spawn(async move {
-            let w = fut.await;
-            idle.lock().unwrap_or_else(|e| e.into_inner()).push(w);
-        });
+        let due = arrivals.count_by(Instant::now().saturating_duration_since(start)).max(next);
+        let mut k = next;
+        while k <= due {
+            let worker = idle.lock().unwrap_or_else(|e| e.into_inner()).pop().or_else(|| {
+                (made < max).then(|| {
+                    made += 1;
+                    make(made)
+                })
+            });
+            let Some(worker) = worker else {
+                out.dropped = out.dropped.saturating_add(due - k + 1);
+                break;
+            };
+            out.started += 1;
+            let idle = idle.clone();
+            let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| start + o));
+            running.spawn(async move {
+                let w = fut.await;
+                idle.lock().unwrap_or_else(|e| e.into_inner()).push(w);
+            });
+            k += 1;
+        }
+        next = due.saturating_add(1);
     }
     while running.join_next().await.is_some() {}
     out

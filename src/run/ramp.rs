@@ -61,6 +61,27 @@ impl Arrivals {
     }
 }
 
+impl Arrivals {
+    /// How many arrivals are due by `t` from the start (all of them once `t` is past the last stage): the
+    /// integral of the rate, so a dispatcher that fell behind learns in one step how many it missed.
+    pub fn count_by(&self, t: Duration) -> u64 {
+        let t = t.as_secs_f64();
+        let mut due = 0.0;
+        let mut start = 0.0;
+        for &(a, b, len) in &self.stages {
+            if t < start + len {
+                let into = t - start;
+                due += a * into + (b - a) / (2.0 * len) * into * into;
+                break;
+            }
+            due += (a + b) / 2.0 * len;
+            start += len;
+        }
+        // `as` saturates: an absurd rate gives u64::MAX, not a wrapped count.
+        (due + 1e-9).floor() as u64
+    }
+}
+
 impl Iterator for Arrivals {
     type Item = Duration;
 
@@ -102,6 +123,24 @@ mod tests {
         let a: Vec<_> = Arrivals::new(10.0, &[stage(1, 10.0), stage(1, 0.0), stage(1, 0.0), stage(1, 10.0)]).collect();
         assert_eq!(a.len(), 20);
         assert!(a.iter().all(|t| t.as_secs_f64() <= 2.0 || t.as_secs_f64() >= 3.0));
+    }
+
+    #[test]
+    fn count_by_agrees_with_the_schedule() {
+        let a = Arrivals::new(0.0, &[stage(10, 100.0), stage(5, 100.0)]);
+        let times: Vec<_> = a.clone().collect();
+        assert_eq!(a.count_by(Duration::from_secs(60)), times.len() as u64);
+        for (i, t) in times.iter().enumerate().step_by(37) {
+            assert_eq!(a.count_by(*t + Duration::from_nanos(10)), i as u64 + 1, "arrival {} at {t:?}", i + 1);
+        }
+        assert_eq!(a.count_by(Duration::ZERO), 0);
+    }
+
+    #[test]
+    fn an_absurd_rate_counts_without_overflow() {
+        let a = Arrivals::new(1e300, &[stage(1, 1e300)]);
+        assert_eq!(a.count_by(Duration::from_millis(1)), u64::MAX);
+        assert!(a.offset_of(1).is_some());
     }
 
     #[test]

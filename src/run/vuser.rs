@@ -9,6 +9,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use tokio::sync::{mpsc, watch};
 
+use super::catch::catch;
 use super::check::{check, truthy, Observed};
 use super::data::{DataSources, UserCursors};
 use super::extract::extract;
@@ -77,8 +78,8 @@ pub struct VirtualUser {
     /// Asks this user alone to stop after its current iteration (a ramp going down).
     retire: Option<watch::Receiver<bool>>,
     iteration: u64,
-    /// When the current iteration should have started (open model), until its first request uses it.
-    intended: Option<Instant>,
+    /// How late the current iteration started (open model), until its first request takes it.
+    late: Option<Duration>,
     /// Transactions being timed, innermost last.
     transactions: Transactions,
     /// `once` blocks this user has run.
@@ -112,7 +113,7 @@ impl VirtualUser {
             deadline,
             retire: None,
             iteration: 0,
-            intended: None,
+            late: None,
             transactions: Transactions::default(),
             once_done: HashSet::new(),
         }
@@ -129,11 +130,51 @@ impl VirtualUser {
     pub async fn run_closed(mut self: Box<Self>, loops: Option<u64>) {
         self.cx.active.start(self.group);
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
-            if !self.iterate(None).await {
+            if !self.iterate_caught(None).await {
                 break;
             }
         }
         self.cx.active.finish(self.group);
+    }
+
+    /// One iteration; a panic outside any request ends the iteration with a failed sample labelled with
+    /// the group's name, and the user goes on with its next one. False when the run or the group is over.
+    pub async fn iterate_caught(&mut self, intended: Option<Instant>) -> bool {
+        match catch(self.iterate(intended)).await {
+            Ok(go_on) => go_on,
+            Err(why) => {
+                let label = self.cx.graph.groups[self.group].name.clone();
+                let sample = self.internal_error(label, why);
+                self.emit(sample).await && !self.must_stop()
+            }
+        }
+    }
+
+    /// The failed sample of a panic, after which the user starts afresh: a new connection, no open
+    /// transactions (the rest of what it holds, its scope and jar, is kept).
+    pub(super) fn internal_error(&mut self, label: Arc<str>, why: String) -> Sample {
+        self.client.forget_connection();
+        self.transactions = Transactions::default();
+        let mut sample = Sample {
+            start_ms: epoch_ms(SystemTime::now()),
+            elapsed_us: 0,
+            latency_us: 0,
+            connect_us: 0,
+            idle_us: 0,
+            label,
+            outcome: Outcome::Error { kind: ErrorKind::Internal, message: why },
+            thread: self.thread.clone(),
+            data_type: DataType::None,
+            success: false,
+            failure: None,
+            bytes: 0,
+            sent_bytes: 0,
+            grp_threads: 0,
+            all_threads: 0,
+            url: None,
+        };
+        self.stamp_threads(&mut sample);
+        sample
     }
 
     fn retired(&self) -> bool {
@@ -167,10 +208,9 @@ impl VirtualUser {
         self.transactions.idle(began.elapsed());
     }
 
-    pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, intended: Option<Instant>) -> Sample {
-        let now = Instant::now();
-        // Open model: a late start counts against the target, as wrk2 does (no coordinated omission).
-        let late = intended.map(|i| now.saturating_duration_since(i)).unwrap_or_default();
+    /// Sends one request; `late` is how late its iteration started (open model), which counts against
+    /// the target as wrk2 counts it (no coordinated omission).
+    pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, late: Duration) -> Sample {
         let start_ms = epoch_ms(SystemTime::now() - late);
         let step = &node.step;
         // Made after the exchange, so that it is not part of the state held while waiting for it.

@@ -162,6 +162,14 @@ pub struct Summary {
     pub total: SummaryRow,
 }
 
+impl Summary {
+    /// Samples that failed because planrun itself did (a panic caught inside a virtual user).
+    pub fn internal_errors(&self) -> u64 {
+        let code = format!("Non HTTP response code: {}", ErrorKind::Internal.as_str());
+        self.total.response_codes.get(&code).copied().unwrap_or(0)
+    }
+}
+
 /// A response code counted without allocating: statuses and transport errors; other texts are counted apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Code {

@@ -62,6 +62,15 @@ impl Templates {
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_fuel(Some(FUEL_PER_RENDER));
         functions::register(&mut env);
+        // `test_panic(true)` panics, so tests can check that a panic inside a virtual user is a failed
+        // sample and not a lost user; debug builds only, and only when the environment asks for it.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("PLANRUN_TEST_PANIC").is_some() {
+            env.add_function("test_panic", |when: bool| {
+                assert!(!when, "test_panic(true)");
+                String::new()
+            });
+        }
         Self { env, next: 0 }
     }
 

@@ -1,6 +1,7 @@
 //! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -80,6 +81,24 @@ struct Conn {
     wakes: Driver,
 }
 
+impl Conn {
+    /// Whether the connection can take another request: hyper has not seen it end, and polling it once
+    /// now finds no end either (a server that closes after each response without saying so; the FIN that
+    /// came while the user was elsewhere is read here, without waiting).
+    fn is_open(&mut self) -> bool {
+        if self.sender.is_closed() {
+            return false;
+        }
+        let Some(driver) = self.driver.as_mut() else { return false };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        if std::pin::Pin::new(driver).poll(&mut cx).is_ready() {
+            self.driver = None;
+            return false;
+        }
+        !self.sender.is_closed()
+    }
+}
+
 /// Where a client's TLS configuration comes from; resolved on its first https connection.
 enum TlsSource {
     /// Default settings (verification against Mozilla's roots).
@@ -154,6 +173,12 @@ impl Client {
         let jar = self.jar.as_ref()?;
         let url = target.parsed()?;
         jar.get_request_values(&url).find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    }
+
+    /// Drops the connection: a panic may have left it mid-exchange.
+    pub fn forget_connection(&mut self) {
+        self.conn = None;
+        self.live = None;
     }
 
     /// Sends a request (following redirects when enabled) within `timeout`, measuring everything.
@@ -241,8 +266,7 @@ impl Client {
         first_byte: &mut Option<Instant>,
     ) -> Result<Response, Failure> {
         let origin = &req.target.origin;
-        let mut reused =
-            self.conn.as_ref().is_some_and(|c| c.origin == *origin && c.driver.is_some() && !c.sender.is_closed());
+        let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open());
         let body_limit = self.body_limit;
         for attempt in 0..2 {
             if !reused {
@@ -274,14 +298,15 @@ impl Client {
             let pending = wakes.quietly(|| sender.send_request(request));
             let result = wakes.drive(driver, pin!(pending)).await;
             match result {
-                // A kept-alive connection the server closed while idle: reconnect and send once more, but only
-                // an idempotent request (RFC 9110 9.2.2): a POST the server may have acted on is not resent.
-                Err(e)
+                // A kept-alive connection the server closed while it was idle, noticed only now (its FIN or
+                // RST crossed the request): nothing of a response came, so send once more on a new one. Only
+                // an idempotent request, or one of which no byte left: a POST the server may have acted on is
+                // not resent (RFC 9110 9.2.2).
+                Err(_)
                     if reused
                         && attempt == 0
                         && stats.first_read().is_none()
-                        && req.method.is_idempotent()
-                        && (e.is_incomplete_message() || e.is_canceled()) =>
+                        && (req.method.is_idempotent() || stats.written() == 0) =>
                 {
                     settle(stats, ex);
                     reused = false;

@@ -46,6 +46,11 @@ impl WireStats {
         (self.read.swap(0, Ordering::Relaxed), self.written.swap(0, Ordering::Relaxed))
     }
 
+    /// Bytes written since the last reset or take.
+    pub fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+
     /// When the first byte since the last reset arrived.
     pub fn first_read(&self) -> Option<Instant> {
         match self.first_read_ns.load(Ordering::Relaxed) {

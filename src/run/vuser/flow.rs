@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use rand::Rng;
 
+use super::super::catch::catch;
 use super::super::check::truthy;
 use super::VirtualUser;
 use crate::compile::{Graph, StepNode};
@@ -29,7 +30,8 @@ impl VirtualUser {
                 return false;
             }
         }
-        self.intended = intended;
+        // Measured before the iteration's own steps (a think time first) can add to it.
+        self.late = intended.map(|i| Instant::now().saturating_duration_since(i));
         let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
         self.run_steps(&graph, steps).await && !self.must_stop()
@@ -53,8 +55,11 @@ impl VirtualUser {
     async fn run_step(&mut self, graph: &Graph, step: &StepNode) -> bool {
         match step {
             StepNode::Request(node) => {
-                let intended = self.intended.take();
-                let sample = self.request(graph, node, intended).await;
+                let late = self.late.take().unwrap_or_default();
+                let sample = match catch(self.request(graph, node, late)).await {
+                    Ok(sample) => sample,
+                    Err(why) => self.internal_error(node.step.name.clone(), why),
+                };
                 self.transactions.add(&sample);
                 if !self.emit(sample).await {
                     return false;
@@ -132,7 +137,7 @@ impl VirtualUser {
     }
 
     /// Hands a sample to the sinks; when they fall behind the user waits (never drops it) and it is counted.
-    async fn emit(&mut self, sample: crate::sample::Sample) -> bool {
+    pub(super) async fn emit(&mut self, sample: crate::sample::Sample) -> bool {
         use tokio::sync::mpsc::error::TrySendError;
         match self.cx.tx.try_send(sample) {
             Ok(()) => true,
