@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod limits;
+pub mod mask;
 pub mod pipeline;
 pub mod plan;
 pub mod report;

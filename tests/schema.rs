@@ -136,7 +136,7 @@ fn table() -> Vec<(bool, String)> {
         (true, plan(&format!("{users}mode: unique, on_eof: stop_run }} }}"), t1, GET)),
         (true, plan("", t1, &step("extract: { id: { regex: 'id=(\\d+)', match_no: -1 }, c: { cookie: SID } }"))),
         (true, plan("", t1, &step("extract: { h: { header: Location, default: none }, j: { jsonpath: $.a } }"))),
-        (true, plan("properties: { t: { value: abc, secret: true } }", t1, GET)),
+        (true, plan("properties: { t: { value: abcd, secret: true } }", t1, GET)),
         (true, plan("variables: { v: { value: '{{ vu }}', secret: false } }", t1, GET)),
         (false, plan("", "treads: 1,", GET)),
         (false, plan("", t1, "{ think: 1s, name: pause }")),

@@ -45,7 +45,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                         }
                     }
                     Err(e) => {
-                        let _ = writeln!(out, "(cannot render: {e})");
+                        let _ = writeln!(out, "(cannot render: {})", masks.mask(&e.to_string()));
                     }
                 }
             }

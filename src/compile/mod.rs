@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
+use crate::mask::Masks;
 use crate::plan::model::{
     Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold,
 };
@@ -34,6 +35,8 @@ pub struct Graph {
     pub thresholds: Vec<Threshold>,
     /// What is masked in dry-run output and results.
     pub secrets: Secrets,
+    /// The secret properties' masks, made once: every user's when the plan has no secret variables.
+    pub masks: Masks,
     /// Request settings every step inherits.
     pub defaults: Defaults,
     /// The base URL, parsed.
@@ -188,6 +191,7 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
         variables: plan.variables,
         data: plan.data,
         thresholds: plan.thresholds,
+        masks: Masks::new(plan.secrets.values.iter().map(String::as_str)),
         secrets: plan.secrets,
         defaults: plan.defaults,
         base,

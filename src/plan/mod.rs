@@ -8,6 +8,7 @@ pub mod model;
 pub mod node;
 mod request;
 mod schema;
+mod secret;
 mod steps;
 mod threshold;
 mod validate;

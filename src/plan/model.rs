@@ -546,18 +546,3 @@ pub struct Secrets {
     /// Variables marked secret (their values differ per user).
     pub variables: Vec<Arc<str>>,
 }
-
-impl Secrets {
-    /// Replaces every secret value in `text` (as written and percent-encoded) with `***`.
-    pub fn mask(values: &[String], text: &str) -> String {
-        let mut out = text.to_string();
-        for v in values.iter().filter(|v| !v.is_empty()) {
-            out = out.replace(v.as_str(), "***");
-            let encoded: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
-            if encoded != *v {
-                out = out.replace(&encoded, "***");
-            }
-        }
-        out
-    }
-}

@@ -266,7 +266,8 @@ fn secret(value: &str, schema: Value) -> Value {
         Some(match key {
             "value" => prop(value, Value::Null, schema.clone()),
             "secret" => prop(
-                "true: the value is shown as *** in dry-run output and in the JTL's URL column; default false.",
+                "true: the value (at least 4 characters) is shown as *** in every encoding, in dry-run output, \
+                 results and messages; default false.",
                 json!([true]),
                 json!({ "type": "boolean", "default": false }),
             ),

@@ -11,7 +11,7 @@ use super::node::{Node, Value};
 use super::steps::steps;
 use super::{load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::source::Source;
+use crate::source::{Source, Span};
 use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
 
@@ -114,13 +114,16 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         }
         _ => None,
     };
+    if let (Some(variables), Some(groups)) = (&variables, &groups) {
+        super::secret::check_variables(&mut cx, variables, &secret_variables, &shared, seed, groups);
+    }
     if !cx.diags.is_empty() {
-        return Err(cx.diags.sorted());
+        return Err(super::secret::mask(cx.diags.sorted(), &secrets));
     }
     let (Some(name), Some(defaults), Some(variables), Some(data), Some(thresholds), Some(groups)) =
         (name, defaults, variables, data, thresholds, groups)
     else {
-        return Err(cx.diags.sorted());
+        return Err(super::secret::mask(cx.diags.sorted(), &secrets));
     };
     Ok(Plan {
         name,
@@ -133,7 +136,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         variables,
         data,
         thresholds,
-        secrets: Secrets { values: secrets, variables: secret_variables },
+        secrets: Secrets { values: secrets, variables: secret_variables.into_iter().map(|(name, _)| name).collect() },
         groups,
     })
 }
@@ -184,6 +187,7 @@ fn properties(
         let Some((v, secret)) = secret_wrapper(cx, v) else { continue };
         if let Some((_, over)) = opts.overrides.iter().rev().find(|(n, _)| n == &k.name) {
             if secret {
+                super::secret::check_property(cx, k.span, &k.name, over, true);
                 secrets.push(over.clone());
             }
             props.push((k.name.clone(), override_value(over)));
@@ -205,7 +209,9 @@ fn properties(
             }
         };
         if secret {
-            secrets.push(value.to_string());
+            let text = value.to_string();
+            super::secret::check_property(cx, v.span, &k.name, &text, false);
+            secrets.push(text);
         }
         props.push((k.name.clone(), value));
     }
@@ -307,7 +313,7 @@ fn variables(
     cx: &mut Ctx,
     node: Option<&Node>,
     names: &mut Names,
-    secret: &mut Vec<Arc<str>>,
+    secret: &mut Vec<(Arc<str>, Span)>,
 ) -> Option<Vec<(Arc<str>, Tpl)>> {
     let Some(node) = node else { return Some(Vec::new()) };
     let Some(map) = node.as_map() else {
@@ -319,7 +325,7 @@ fn variables(
         let visible = names.clone();
         let Some((v, is_secret)) = secret_wrapper(cx, v) else { continue };
         if is_secret {
-            secret.push(Arc::from(k.name.as_str()));
+            secret.push((Arc::from(k.name.as_str()), v.span));
         }
         if let Some(t) = cx.template_node(v, "variable", &visible) {
             out.push((Arc::from(k.name.as_str()), t));

@@ -17,7 +17,8 @@ use super::http::Client;
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Check, ExtractFrom, Secrets, Think};
+use crate::mask::Masks;
+use crate::plan::model::{Check, ExtractFrom, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::{Scope, Tpl};
 
@@ -58,12 +59,14 @@ pub fn user_scope(graph: &Graph, group: usize, vu: u32) -> Arc<Scope> {
     scope
 }
 
-/// The values to mask in this user's results: secret properties and the user's secret variables.
-pub fn user_masks(graph: &Graph, scope: &Scope) -> Vec<String> {
-    let mut masks = graph.secrets.values.clone();
-    masks.extend(graph.secrets.variables.iter().filter_map(|v| scope.var(v)).map(|v| v.to_string()));
-    masks.retain(|m| !m.is_empty());
-    masks
+/// What to mask in this user's results: secret properties and the user's secret variables, made once per user.
+pub fn user_masks(graph: &Graph, scope: &Scope) -> Masks {
+    if graph.secrets.variables.is_empty() {
+        return graph.masks.clone();
+    }
+    let vars: Vec<String> =
+        graph.secrets.variables.iter().filter_map(|v| scope.var(v)).map(|v| v.to_string()).collect();
+    Masks::new(graph.secrets.values.iter().chain(&vars).map(String::as_str))
 }
 
 /// One virtual user.
@@ -84,8 +87,8 @@ pub struct VirtualUser {
     transactions: Transactions,
     /// `once` blocks this user has run.
     once_done: HashSet<usize>,
-    /// Secret values masked in the URLs written to results.
-    masks: Vec<String>,
+    /// Secret values masked in the samples written to results.
+    masks: Masks,
     /// This user's place in each data set.
     cursors: UserCursors,
 }
@@ -239,6 +242,7 @@ impl VirtualUser {
                 let mut sample = new_sample(&self.thread);
                 sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0 };
                 self.stamp_threads(&mut sample);
+                self.masks.apply_to(&mut sample);
                 return sample;
             }
         };
@@ -247,10 +251,7 @@ impl VirtualUser {
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
-        sample.url = Some(match self.masks.is_empty() {
-            true => wire.target.url,
-            false => Secrets::mask(&self.masks, &wire.target.url),
-        });
+        sample.url = Some(wire.target.url);
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;
@@ -280,6 +281,7 @@ impl VirtualUser {
             Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }
         self.stamp_threads(&mut sample);
+        self.masks.apply_to(&mut sample);
         sample
     }
 

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
-use crate::plan::model::{Body, JsonTpl, Part, Secrets};
+use crate::mask::Masks;
+use crate::plan::model::{Body, JsonTpl, Part};
 use crate::template::{Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
@@ -189,7 +190,7 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
 
 impl WireRequest {
     /// The request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.
-    pub fn masked(&self, masks: &[String]) -> Vec<u8> {
+    pub fn masked(&self, masks: &Masks) -> Vec<u8> {
         let mut head = String::with_capacity(256);
         head.push_str(&format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query()));
         for (n, v) in &self.headers {
@@ -201,11 +202,8 @@ impl WireRequest {
             head.push_str(&format!("{}: {value}\r\n", title_case(n.as_str())));
         }
         head.push_str("\r\n");
-        let mut out = Secrets::mask(masks, &head).into_bytes();
-        match std::str::from_utf8(&self.body) {
-            Ok(text) if !masks.is_empty() => out.extend_from_slice(Secrets::mask(masks, text).as_bytes()),
-            _ => out.extend_from_slice(&self.body),
-        }
+        let mut out = masks.mask(&head).into_owned().into_bytes();
+        out.extend_from_slice(&masks.mask_bytes(&self.body));
         out
     }
 }
