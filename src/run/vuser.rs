@@ -177,6 +177,8 @@ impl VirtualUser {
             url: None,
         };
         self.stamp_threads(&mut sample);
+        // A panic's message may quote a value the user rendered.
+        self.masks.apply_to(&mut sample);
         sample
     }
 
