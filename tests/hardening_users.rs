@@ -177,3 +177,24 @@ fn an_arrival_rate_no_machine_can_dispatch_ends_at_its_duration_with_drops_count
         assert!(dropped > 1000, "{rate}: {dropped} dropped");
     }
 }
+
+#[test]
+fn a_user_that_goes_between_two_hosts_keeps_one_connection_to_each() {
+    let auth = common::Server::start();
+    let api = common::Server::start();
+    let dir = TempDir::new("two_origins");
+    let plan = format!(
+        "name: two-origins\nthread_groups:\n  - name: g\n    threads: 2\n    loops: 5\n    steps:\n      \
+         - name: token\n        request: {{ url: \"{}/ok\" }}\n      - name: call\n        request: {{ url: \"{}/ok\" }}\n",
+        auth.url(),
+        api.url()
+    );
+    let (rows, text) = run_counting(&dir, &plan);
+    assert_eq!(rows.len(), 20);
+    assert_eq!((auth.count(), api.count()), (10, 10));
+    assert!(rows.iter().all(|r| r["success"] == "true"), "{text}");
+    // One connection per user and host, and Connect counted only on the request that opened it.
+    assert_eq!((auth.connections(), api.connections()), (2, 2));
+    let opened = rows.iter().filter(|r| r["Connect"] != "0").count();
+    assert!(opened <= 4, "{opened} rows counted a connect:\n{text}");
+}

@@ -278,7 +278,7 @@ impl VirtualUser {
                     sample.failure = Some(msg);
                 }
                 sample.data_type = resp.data_type;
-                sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason.into() };
+                sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
             }
             Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }

@@ -1,6 +1,7 @@
-//! One virtual user's HTTP engine: a single keep-alive connection (reopened when the server closes it),
+//! One virtual user's HTTP engine: a keep-alive connection per origin (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -57,8 +58,8 @@ pub struct Exchange {
 pub struct Response {
     /// Status code.
     pub status: u16,
-    /// Reason phrase.
-    pub reason: &'static str,
+    /// The reason phrase the server sent (borrowed when it is the standard one for the status).
+    pub reason: Cow<'static, str>,
     /// JMeter's dataType, from the Content-Type.
     pub data_type: DataType,
     /// The body, when it was asked for (capped at `body_limit`).
@@ -117,9 +118,17 @@ enum TlsSource {
     Unusable(String),
 }
 
+/// Kept-alive connections a user holds to origins other than the one in use, as a JMeter thread keeps one
+/// per host: a user that goes between an auth server and an API reuses both. The least recently used is
+/// closed when a new origin would make more.
+const PARKED_ORIGINS: usize = 3;
+
 /// The HTTP engine of one virtual user.
 pub struct Client {
+    /// The connection in use, or last used.
     conn: Option<Conn>,
+    /// Idle connections to other origins, least recently used first.
+    parked: Vec<Conn>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
@@ -134,6 +143,7 @@ impl Client {
     pub fn new(cookies: bool, follow_redirects: bool, body_limit: usize) -> Self {
         Self {
             conn: None,
+            parked: Vec::new(),
             live: None,
             jar: cookies.then(CookieStore::default),
             follow_redirects,
@@ -178,6 +188,7 @@ impl Client {
     /// Drops the connection: a panic may have left it mid-exchange.
     pub fn forget_connection(&mut self) {
         self.conn = None;
+        self.parked.clear();
         self.live = None;
     }
 
@@ -266,6 +277,7 @@ impl Client {
         first_byte: &mut Option<Instant>,
     ) -> Result<Response, Failure> {
         let origin = &req.target.origin;
+        self.switch_to(origin);
         let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open());
         let body_limit = self.body_limit;
         for attempt in 0..2 {
@@ -330,6 +342,21 @@ impl Client {
         unreachable!("the loop returns on its second attempt")
     }
 
+    /// Makes the connection to `origin`, if the user holds one, the one in use; the one in use before is
+    /// parked.
+    fn switch_to(&mut self, origin: &Arc<Origin>) {
+        if self.conn.as_ref().is_none_or(|c| c.origin == *origin) {
+            return;
+        }
+        let wanted = self.parked.iter().position(|c| c.origin == *origin).map(|i| self.parked.remove(i));
+        if let Some(current) = std::mem::replace(&mut self.conn, wanted) {
+            if self.parked.len() == PARKED_ORIGINS {
+                self.parked.remove(0);
+            }
+            self.parked.push(current);
+        }
+    }
+
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
         let resolved = match &self.tls {
             TlsSource::Own { own, .. } => return Ok(own.clone()),
@@ -373,7 +400,11 @@ fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
     let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
     Response {
         status: parts.status.as_u16(),
-        reason: parts.status.canonical_reason().unwrap_or(""),
+        // hyper keeps the server's phrase only when it is not the standard one.
+        reason: match parts.extensions.get::<hyper::ext::ReasonPhrase>() {
+            Some(sent) => Cow::Owned(String::from_utf8_lossy(sent.as_bytes()).into_owned()),
+            None => Cow::Borrowed(parts.status.canonical_reason().unwrap_or("")),
+        },
         data_type,
         body,
         headers: parts.headers,
@@ -491,7 +522,8 @@ fn build(req: &WireRequest) -> Result<http::Request<Full<Bytes>>, Failure> {
 }
 
 fn data_type(content_type: Option<&str>) -> DataType {
-    let Some(c) = content_type.map(|c| c.trim_start().as_bytes()) else { return DataType::Text };
+    // No Content-Type: JMeter writes the column empty.
+    let Some(c) = content_type.map(|c| c.trim_start().as_bytes()) else { return DataType::None };
     let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());
     match () {
         _ if starts("image/svg") => DataType::Text,

@@ -1,4 +1,4 @@
-//! The HTTP sampler: hyper's `client::conn`, one connection per virtual user, plain or TLS (rustls),
+//! The HTTP sampler: hyper's `client::conn`, a keep-alive connection per origin and virtual user, plain or TLS (rustls),
 //! measured on the socket.
 
 mod client;
