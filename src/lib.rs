@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod compile;
 pub mod diag;
+pub mod duration;
 pub mod limits;
 pub mod pipeline;
 pub mod plan;

@@ -1,8 +1,8 @@
 //! Plan files: read, parse with positions, validate into the model that runs.
 
+mod bounds;
 mod data;
 mod decode;
-mod duration;
 mod load;
 pub mod model;
 pub mod node;
@@ -12,7 +12,7 @@ mod steps;
 mod threshold;
 mod validate;
 
-pub use duration::parse as parse_duration;
+pub use crate::duration::parse as parse_duration;
 pub use model::Plan;
 pub use schema::plan_schema;
 

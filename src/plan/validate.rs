@@ -9,7 +9,7 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
-use super::{load, LoadOptions};
+use super::{bounds, load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Source;
 use crate::template::{Scope, Shared, Templates, Tpl};
@@ -74,7 +74,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     cx.load_scope = Scope::load_time(shared.clone(), seed);
     // A seed may be a template over the properties (`seed: "{{ props.seed }}"`): rendered once they are.
     if let Some(s) = f.get("seed") {
-        if let (Some(v), None) = (cx.count(s, "seed", 0), opts.seed) {
+        if let (Some(v), None) = (cx.count(s, "seed", bounds::ANY), opts.seed) {
             seed = v;
             seed_drawn = false;
         }
@@ -262,7 +262,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         d.cookies = cx.boolean(c, "cookies").unwrap_or(true);
     }
     if let Some(m) = f.get("max_body") {
-        d.max_body = cx.count(m, "max_body", 0).unwrap_or(DEFAULT_MAX_BODY);
+        d.max_body = cx.count(m, "max_body", bounds::BODY).unwrap_or(DEFAULT_MAX_BODY);
     }
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
@@ -353,7 +353,7 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, p
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let shape = load::load(cx, &f);
     let ramp_up = f.get("ramp_up").map(|r| cx.duration(r, "ramp_up")).unwrap_or(Some(Duration::ZERO));
-    let loops = f.get("loops").map(|l| cx.count(l, "loops", 1));
+    let loops = f.get("loops").map(|l| cx.count(l, "loops", bounds::LOOPS));
     let duration = f.get("duration").map(|d| cx.duration(d, "duration"));
     let think_time = f.get("think_time").map(|t| think(cx, t)).unwrap_or(Some(Think::None));
     let steps = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));

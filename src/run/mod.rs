@@ -3,6 +3,7 @@
 //! on a bounded channel to the sinks.
 
 mod check;
+mod clock;
 mod closed;
 pub mod data;
 mod execute;

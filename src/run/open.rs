@@ -70,7 +70,7 @@ where
     let mut out = Dispatched::default();
     let mut running = JoinSet::new();
     for offset in arrivals {
-        let intended = start + offset;
+        let intended = super::clock::after_tokio(start, offset);
         tokio::select! {
             _ = tokio::time::sleep_until(intended) => {}
             _ = stopped(&mut stop) => break,

@@ -52,7 +52,7 @@ impl Arrivals {
                 } else {
                     (-a + (a * a + 2.0 * slope * remaining).max(0.0).sqrt()) / slope
                 };
-                return Some(Duration::from_secs_f64(start + t.clamp(0.0, len)));
+                return Duration::try_from_secs_f64(start + t.clamp(0.0, len)).ok();
             }
             remaining -= count;
             start += len;
