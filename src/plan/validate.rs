@@ -138,6 +138,46 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     })
 }
 
+/// The plan's `stub:` (`node`), rendered like every load-time value: in the scope of the properties (with `-D`
+/// overrides), where templates, filters and functions work as anywhere else. It is rendered before the stub
+/// starts, so it cannot read `stub` itself, and properties that read `stub.url` see the placeholder that
+/// `validate` uses.
+pub(super) fn stub_text(
+    source: &Source,
+    root: &Node,
+    node: &Node,
+    overrides: &[(String, String)],
+) -> Result<String, Diagnostics> {
+    let seed = plan_seed(root).unwrap_or(0);
+    let stub = map_value([("url".to_string(), JValue::from(STUB_PLACEHOLDER))]);
+    let mut cx = Ctx {
+        source,
+        diags: Diagnostics::default(),
+        templates: Templates::new(),
+        load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
+    };
+    let opts = LoadOptions { overrides: overrides.to_vec(), ..LoadOptions::default() };
+    let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);
+    let props = self::properties(&mut cx, properties, &opts, &stub, seed, &mut Vec::new());
+    cx.load_scope = Scope::load_time(Arc::new(Shared { props, stub: JValue::UNDEFINED }), seed);
+    let names: Names = ["props".to_string()].into_iter().collect();
+    let text = cx.string(node, "stub").and_then(|text| {
+        let tpl = cx.template(node, &text, &names)?;
+        match cx.templates.render(&tpl, &cx.load_scope) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                cx.error(Diagnostic::new(node.span, format!("cannot render stub: {}", e.message)));
+                None
+            }
+        }
+    });
+    // Problems of properties that `stub` does not need are left for `validate` to report with the rest.
+    text.ok_or_else(|| cx.diags.sorted())
+}
+
+/// `stub.url` while a plan is only checked (and while `stub:` itself is rendered): no stub is listening.
+const STUB_PLACEHOLDER: &str = "http://127.0.0.1:0";
+
 fn plan_seed(root: &Node) -> Option<u64> {
     root.as_map()?.iter().find(|(k, _)| k.name == "seed").and_then(|(_, v)| match v.value {
         Value::Int(i) if i >= 0 => Some(i as u64),
