@@ -9,6 +9,7 @@ pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod duration;
+pub mod files;
 pub mod limits;
 pub mod pipeline;
 pub mod plan;

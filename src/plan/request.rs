@@ -196,7 +196,11 @@ fn file_part(cx: &mut Ctx, name: String, node: &Node) -> Option<Part> {
     let file_node = cx.require(&f, "file")?;
     let file = cx.string(file_node, "file")?;
     let path = cx.source.dir().join(&file);
-    let bytes = match std::fs::read(&path) {
+    let read = crate::files::open_regular(&path).and_then(|mut f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
+    });
+    let bytes = match read {
         Ok(b) => Bytes::from(b),
         Err(e) => {
             cx.error(
