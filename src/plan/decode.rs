@@ -250,11 +250,7 @@ impl<'s> Ctx<'s> {
                 for name in used {
                     if !names.contains(&name) {
                         ok = false;
-                        let mut known: Vec<String> = names.iter().cloned().collect();
-                        known.extend(self.templates.function_names());
-                        let hint = did_you_mean(&name, known.iter().map(String::as_str))
-                            .map(|s| format!("did you mean `{s}`?"))
-                            .unwrap_or_else(|| names_hint(names));
+                        let hint = self.unknown_name_hint(&name, names);
                         let at = text.find(name.as_str()).unwrap_or(0);
                         let span = self.span_in(node, text, at).with_len(name.chars().count() as u32);
                         self.error(Diagnostic::new(span, format!("unknown name `{name}` in template")).hint(hint));
@@ -280,6 +276,18 @@ impl<'s> Ctx<'s> {
                 None
             }
         }
+    }
+
+    /// "Did you mean" for a name a template cannot read, or the names it can. Past [`MANY_NAMES`] (a plan
+    /// with thousands of variables) neither is worked out: it would cost as much per problem as there are
+    /// names, and a plan with as many problems would take quadratic time to report them.
+    fn unknown_name_hint(&self, name: &str, names: &Names) -> String {
+        if names.len() > MANY_NAMES {
+            return format!("it is none of the {} names that can be read here", names.len());
+        }
+        let functions = self.templates.function_names();
+        let known = names.iter().chain(&functions).map(String::as_str);
+        did_you_mean(name, known).map(|s| format!("did you mean `{s}`?")).unwrap_or_else(|| names_hint(names))
     }
 
     /// The position of byte `at` of a scalar's text, counting the opening quote of a quoted scalar.
@@ -312,10 +320,21 @@ pub fn load_time_names() -> Names {
     ["props", "stub"].iter().map(|s| s.to_string()).collect()
 }
 
+/// Above this many names, an unknown name's hint neither suggests nor lists them.
+const MANY_NAMES: usize = 1000;
+
+/// The names a template can read, listed in a hint, the first 30 in order when there are more.
 fn names_hint(names: &Names) -> String {
+    const SHOWN: usize = 30;
     let mut v: Vec<&str> = names.iter().map(String::as_str).collect();
-    v.sort();
-    format!("names available here: {}", v.join(", "))
+    let more = v.len().saturating_sub(SHOWN);
+    if more > 0 {
+        v.select_nth_unstable(SHOWN);
+        v.truncate(SHOWN);
+    }
+    v.sort_unstable();
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("names available here: {}{more}", v.join(", "))
 }
 
 /// minijinja's built-in filters and planrun's own.

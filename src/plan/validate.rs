@@ -356,12 +356,12 @@ fn variables(
     };
     let mut out = Vec::new();
     for (k, v) in map {
-        let visible = names.clone();
         let Some((v, is_secret)) = secret_wrapper(cx, v) else { continue };
         if is_secret {
             secret.push(Arc::from(k.name.as_str()));
         }
-        if let Some(t) = cx.template_node(v, "variable", &visible) {
+        // `names` holds the variables before this one only: it is added after.
+        if let Some(t) = cx.template_node(v, "variable", names) {
             out.push((Arc::from(k.name.as_str()), t));
         }
         names.insert(k.name.clone());
