@@ -298,3 +298,105 @@ fn a_stub_path_renders_filters_and_functions_like_every_load_time_value() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(stderr(&out).contains("stub file `stubs/nope.yaml` not found"), "{}", describe(&out));
 }
+
+/// A plan reading `file` as a data set, its requests reading a column of it.
+fn data_plan(file: &str) -> String {
+    plan(
+        &format!("data:\n  rows: {{ file: \"{file}\" }}\n"),
+        "",
+        "      - name: a\n        request: { url: \"http://127.0.0.1:1/?p={{ rows.phone }}\" }\n",
+    )
+}
+
+/// Makes a FIFO with mkfifo(1); nothing ever writes to it.
+fn fifo(dir: &TempDir, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+    path
+}
+
+#[test]
+fn a_data_file_that_is_not_a_regular_file_is_a_plan_error_not_a_hang() {
+    let dir = TempDir::new("hostile_data_kinds");
+    fifo(&dir, "pipe.csv");
+    std::fs::create_dir_all(dir.join("folder.csv")).expect("a directory");
+    let mut cases = vec![("pipe.csv", "is a FIFO (named pipe)"), ("folder.csv", "is a directory")];
+    if std::path::Path::new("/dev/zero").exists() {
+        cases.push(("/dev/zero", "is a character device"));
+    }
+    for (file, message) in cases {
+        let text = data_plan(file);
+        let (_, out) = validate(&dir, &text);
+        assert_plan_error(&out, &text, file, message);
+        let out = planrun(dir.path(), ["run", "plan.yaml", "-o", "out.jtl"]);
+        assert_plan_error(&out, &text, file, message);
+    }
+    // A multipart part is read whole when the plan loads: the same rule.
+    let text = plan("", "", "      - name: a\n        request:\n          url: \"http://127.0.0.1:1/\"\n          multipart: { f: { file: pipe.csv } }\n");
+    let (_, out) = validate(&dir, &text);
+    assert_plan_error(&out, &text, "pipe.csv", "is a FIFO (named pipe), not a regular file");
+}
+
+/// A row is read up to 1 MiB of the file: one row past it is refused at its line; one at it is read.
+#[test]
+fn a_data_row_longer_than_the_limit_is_a_plan_error_naming_file_and_line() {
+    let dir = TempDir::new("hostile_data_rows");
+    const MAX_ROW: usize = 1 << 20;
+    // Row 4 takes MAX_ROW + 1 bytes of the file with its line break; row 3 exactly MAX_ROW.
+    let at_limit = format!("2,{}\n", "y".repeat(MAX_ROW - 3));
+    let over = format!("3,{}\n", "x".repeat(MAX_ROW - 2));
+    assert_eq!((at_limit.len(), over.len()), (MAX_ROW, MAX_ROW + 1));
+    dir.write("long.csv", format!("phone,name\n1,a\n{at_limit}{over}4,d\n"));
+    let text = data_plan("long.csv");
+    let (_, out) = validate(&dir, &text);
+    assert_plan_error(&out, &text, "long.csv", "long.csv:4: row is longer than the limit of 1 MiB (1048576 bytes)");
+
+    dir.write("ok.csv", format!("phone,name\n1,a\n{at_limit}"));
+    let (_, out) = validate(&dir, &data_plan("ok.csv"));
+    assert_eq!(out.status.code(), Some(0), "a row at the limit is read: {}", describe(&out));
+
+    // One line and no line break, several times the limit: the reader stops at the limit, not at the end.
+    dir.write("one-line.csv", format!("phone\n{}", "9".repeat(3 * MAX_ROW)));
+    let text = data_plan("one-line.csv");
+    let (_, out) = validate(&dir, &text);
+    assert_plan_error(&out, &text, "one-line.csv", "one-line.csv:2: row is longer than the limit of 1 MiB");
+}
+
+/// Rendering every problem of a plan took time quadratic in their number (each one's line was found by
+/// scanning the file from its start): 100,000 problems are all reported, within the test guard's minute.
+#[test]
+fn a_plan_with_100k_problems_reports_every_one() {
+    let dir = TempDir::new("hostile_100k");
+    const N: usize = 100_000;
+    let keys: String = (0..N).map(|i| format!("    zz{i}: 1\n")).collect();
+    let text = plan("", &keys, GET);
+    let (_, out) = validate(&dir, &text);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out).chars().take(2000).collect::<String>());
+    let err = stderr(&out);
+    assert_eq!(err.lines().filter(|l| l.starts_with("error: unknown key `zz")).count(), N);
+    assert_eq!(err.lines().filter(|l| l.trim_start().starts_with("--> plan.yaml:")).count(), N);
+    let last = format!("--> plan.yaml:{}:5", N + 4);
+    assert!(err.contains(&last), "the last problem is at its own line: {last}");
+    assert!(
+        err.ends_with(&format!("plan.yaml: {N} problems found; nothing was sent\n")),
+        "{}",
+        &err[err.len() - 200..]
+    );
+}
+
+/// Each variable sees the ones before it: the set of names was copied for every variable, and every unknown
+/// name was compared with all of them, so thousands of variables with as many typos took minutes.
+#[test]
+fn many_variables_with_as_many_unknown_names_report_in_linear_time() {
+    let dir = TempDir::new("hostile_variables");
+    const N: usize = 20_000;
+    let variables: String = (0..N).map(|i| format!("  v{i}: \"{{{{ nope{i} }}}}\"\n")).collect();
+    let text = plan(&format!("variables:\n{variables}"), "", GET);
+    let (_, out) = validate(&dir, &text);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out).chars().take(2000).collect::<String>());
+    let err = stderr(&out);
+    assert_eq!(err.lines().filter(|l| l.starts_with("error: unknown name `nope")).count(), N);
+    assert!(err.contains("= help: names available here: group, iteration, props, vu\n"), "the first ones list names");
+    assert!(err.contains("it is none of the 1001 names that can be read here"), "past 1000 names, no list");
+}
