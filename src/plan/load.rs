@@ -157,8 +157,9 @@ fn rate(cx: &mut Ctx, node: &Node) -> Option<f64> {
     };
     match parsed {
         Ok(r) if r.is_finite() && r >= 0.0 => Some(r),
-        Ok(_) => {
-            cx.error(Diagnostic::new(node.span, "a rate cannot be negative").expected("a rate like 200/s"));
+        Ok(r) => {
+            let problem = if r.is_finite() { "a rate cannot be negative" } else { "a rate must be a finite number" };
+            cx.error(Diagnostic::new(node.span, problem).expected("a rate like 200/s"));
             None
         }
         Err(e) => {

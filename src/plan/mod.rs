@@ -6,6 +6,8 @@ mod decode;
 mod load;
 pub mod model;
 pub mod node;
+#[cfg(test)]
+mod proptests;
 mod request;
 mod schema;
 mod steps;
