@@ -8,6 +8,8 @@
 pub mod cli;
 pub mod compile;
 pub mod diag;
+pub mod duration;
+pub mod files;
 pub mod limits;
 pub mod mask;
 pub mod pipeline;

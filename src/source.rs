@@ -10,12 +10,17 @@ pub struct Source {
     pub path: PathBuf,
     /// The whole text of the file.
     pub text: Arc<str>,
+    /// The byte offset where each line starts, found once, so that a line is found in constant time however
+    /// many problems point into the file.
+    line_starts: Arc<[usize]>,
 }
 
 impl Source {
     /// A source from a path and its text.
     pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
-        Self { path: path.into(), text: text.into() }
+        let text: Arc<str> = text.into();
+        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Self { path: path.into(), text, line_starts }
     }
 
     /// The display name of the file.
@@ -23,9 +28,20 @@ impl Source {
         self.path.display().to_string()
     }
 
-    /// The text of line `line` (1-based), without its line ending.
+    /// The text of line `line` (1-based), without its line ending, as `str::lines` gives it.
     pub fn line(&self, line: u32) -> Option<&str> {
-        self.text.lines().nth(line.checked_sub(1)? as usize)
+        let i = usize::try_from(line.checked_sub(1)?).ok()?;
+        let start = *self.line_starts.get(i)?;
+        if start >= self.text.len() {
+            // The empty "line" after a final line break is not a line.
+            return None;
+        }
+        let (end, broken) = match self.line_starts.get(i + 1) {
+            Some(next) => (next - 1, true),
+            None => (self.text.len(), false),
+        };
+        let text = &self.text[start..end];
+        Some(if broken { text.strip_suffix('\r').unwrap_or(text) } else { text })
     }
 
     /// The directory the file lives in, for resolving relative paths in it.
@@ -59,5 +75,23 @@ impl Span {
     /// The span moved `chars` characters to the right on the same line.
     pub const fn shifted(self, chars: u32) -> Self {
         Self { col: self.col + chars, ..self }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Lines are found as `str::lines` finds them, whatever the line endings.
+        #[test]
+        fn lines_are_those_of_str_lines(text in "[a\r\n\u{e9}]{0,30}") {
+            let source = Source::new("f.yaml", text.as_str());
+            let lines: Vec<&str> = text.lines().collect();
+            for n in 0..lines.len() as u32 + 3 {
+                prop_assert_eq!(source.line(n), n.checked_sub(1).and_then(|i| lines.get(i as usize).copied()));
+            }
+        }
     }
 }

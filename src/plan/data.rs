@@ -2,7 +2,9 @@
 //!
 //! Each file is read once, streaming, with the csv crate: the rows are counted and every one is checked to
 //! have as many fields as the header (or `columns:`), so a bad file is refused before anything is sent,
-//! with the file's own line number. Memory does not depend on the file's size; time does (one pass).
+//! with the file's own line number. Memory does not depend on the file's size (a row is read up to
+//! [`MAX_ROW`] bytes, no further); time does (one pass). Only regular files are read: a FIFO, a device or a
+//! directory is refused before anything is read from it.
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -14,6 +16,7 @@ use super::decode::Ctx;
 use super::model::{DataMode, DataScope, DataSet, OnEof};
 use super::node::{Node, Value};
 use crate::diag::{did_you_mean, Diagnostic};
+use crate::files::{open_regular, NotAFile, RowLimit, RowTooLong, MAX_ROW, MAX_ROW_TEXT};
 use crate::source::Span;
 
 const SET_KEYS: &[&str] = &["file", "delimiter", "columns", "mode", "scope", "on_eof"];
@@ -281,7 +284,14 @@ fn scan(
     let file = match open_past_bom(path) {
         Ok(f) => f,
         Err(e) => {
-            cannot_read(cx, &e);
+            match e.get_ref().and_then(|inner| inner.downcast_ref::<NotAFile>()) {
+                Some(not_a_file) => cx.error(
+                    Diagnostic::new(at.span, format!("data file `{}` is {}", path.display(), not_a_file.what))
+                        .expected("a regular file")
+                        .hint("a pipe or a device could block forever or never end; copy the data to a file"),
+                ),
+                None => cannot_read(cx, &e),
+            }
             return None;
         }
     };
@@ -290,7 +300,7 @@ fn scan(
         .flexible(true)
         .delimiter(delimiter)
         .buffer_capacity(SCAN_BUFFER)
-        .from_reader(file);
+        .from_reader(RowLimit::new(file));
     let mut record = csv::ByteRecord::new();
     let mut header: Option<Vec<Arc<str>>> = None;
     let mut expected = columns.map(<[_]>::len);
@@ -299,13 +309,27 @@ fn scan(
     let mut bad_utf8: Option<u64> = None;
     let mut ok = true;
     loop {
-        match reader.read_byte_record(&mut record) {
-            Ok(true) => {}
+        let start = reader.position().clone();
+        reader.get_mut().start_row();
+        // The line a row too long starts on: the record's own when it was read whole, else where the csv
+        // reader stood after the row before.
+        let too_long = match reader.read_byte_record(&mut record) {
+            Ok(true) => {
+                (reader.position().byte() - start.byte() > MAX_ROW).then(|| record.position().map_or(0, |p| p.line()))
+            }
             Ok(false) => break,
+            Err(e) if RowTooLong::is(&e) => Some(start.line()),
             Err(e) => {
                 cannot_read(cx, &e);
                 return None;
             }
+        };
+        if let Some(line) = too_long {
+            cx.error(
+                Diagnostic::new(at.span, format!("{written}:{line}: row is longer than the limit of {MAX_ROW_TEXT}"))
+                    .hint("a row (its line, or the lines of a quoted field) takes at most 1 MiB of the file"),
+            );
+            return None;
         }
         let line = record.position().map_or(0, |p| p.line());
         if record.iter().any(|field| std::str::from_utf8(field).is_err()) {
@@ -374,7 +398,7 @@ fn scan(
 
 /// The file, positioned after its UTF-8 byte order mark if it has one.
 fn open_past_bom(path: &Path) -> std::io::Result<File> {
-    let mut file = File::open(path)?;
+    let mut file = open_regular(path)?;
     let start = bom_len(&mut file)?;
     file.seek(SeekFrom::Start(start))?;
     Ok(file)

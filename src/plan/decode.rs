@@ -1,14 +1,15 @@
 //! Reading the node tree into typed values while collecting every problem found.
 
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 use std::time::Duration;
 
 use regex::Regex;
 
-use super::duration;
 use super::node::{Key, Node, Value};
 use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
+use crate::duration;
 use crate::source::{Source, Span};
 use crate::template::{Scope, Templates, Tpl};
 
@@ -130,15 +131,17 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    /// A whole number, written as a number or a template rendered at load time, at least `min`.
-    pub fn count(&mut self, node: &Node, what: &str, min: u64) -> Option<u64> {
-        let n = match &node.value {
-            Value::Int(i) => *i,
+    /// A whole number within `range`, written as a number or a template rendered at load time.
+    pub fn count(&mut self, node: &Node, what: &str, range: RangeInclusive<u64>) -> Option<u64> {
+        let (min, max) = (*range.start(), *range.end());
+        let (n, shown): (i128, String) = match &node.value {
+            Value::Int(i) => (i128::from(*i), i.to_string()),
             Value::Str(_) => {
                 let text = self.load_time_text(node, what)?;
-                match text.trim().parse::<i64>() {
-                    Ok(n) => n,
-                    Err(_) => {
+                let t = text.trim();
+                match whole_number(t) {
+                    Some(n) => (n, t.to_string()),
+                    None => {
                         self.error(
                             Diagnostic::new(node.span, format!("{what} must be a whole number, got `{text}`"))
                                 .expected("a whole number"),
@@ -147,6 +150,11 @@ impl<'s> Ctx<'s> {
                     }
                 }
             }
+            // YAML integers beyond i64 arrive as floats: out of range, not fractions.
+            Value::Float(f) if f.fract() == 0.0 && f.abs() >= 9.0e18 => match *f > 0.0 {
+                true => (i128::MAX, format!("a number above {}", i64::MAX)),
+                false => (i128::MIN, format!("a number below {}", i64::MIN)),
+            },
             Value::Float(f) => {
                 self.error(
                     Diagnostic::new(node.span, format!("{what} must be a whole number, got {f}"))
@@ -159,12 +167,17 @@ impl<'s> Ctx<'s> {
                 return None;
             }
         };
-        if n < min as i64 {
-            let msg = format!("{what} must be at least {min}, got {n}");
+        if n < i128::from(min) {
+            let msg = format!("{what} must be at least {min}, got {shown}");
             self.error(Diagnostic::new(node.span, msg).expected(format!("a whole number >= {min}")));
             return None;
         }
-        Some(n as u64)
+        if n > i128::from(max) {
+            let msg = format!("{what} must be at most {max}, got {shown}");
+            self.error(Diagnostic::new(node.span, msg).expected(format!("a whole number from {min} to {max}")));
+            return None;
+        }
+        u64::try_from(n).ok()
     }
 
     /// A duration like `250ms` or `10s`, possibly a template rendered at load time.
@@ -191,15 +204,10 @@ impl<'s> Ctx<'s> {
                 match duration::parse(&text) {
                     Ok(d) => Some(d),
                     Err(e) => {
-                        let hint = if text.trim().parse::<f64>().is_ok() {
-                            format!("write `{0}s` for seconds or `{0}ms` for milliseconds", text.trim())
-                        } else {
-                            "units are ms, s, m, h; e.g. 1h30m".to_string()
-                        };
                         self.error(
                             Diagnostic::new(node.span, format!("{what}: {e}"))
                                 .expected("a duration like 250ms, 10s, 5m")
-                                .hint(hint),
+                                .hint(e.hint()),
                         );
                         None
                     }
@@ -242,11 +250,7 @@ impl<'s> Ctx<'s> {
                 for name in used {
                     if !names.contains(&name) {
                         ok = false;
-                        let mut known: Vec<String> = names.iter().cloned().collect();
-                        known.extend(self.templates.function_names());
-                        let hint = did_you_mean(&name, known.iter().map(String::as_str))
-                            .map(|s| format!("did you mean `{s}`?"))
-                            .unwrap_or_else(|| names_hint(names));
+                        let hint = self.unknown_name_hint(&name, names);
                         let at = text.find(name.as_str()).unwrap_or(0);
                         let span = self.span_in(node, text, at).with_len(name.chars().count() as u32);
                         self.error(Diagnostic::new(span, format!("unknown name `{name}` in template")).hint(hint));
@@ -274,6 +278,18 @@ impl<'s> Ctx<'s> {
         }
     }
 
+    /// "Did you mean" for a name a template cannot read, or the names it can. Past [`MANY_NAMES`] (a plan
+    /// with thousands of variables) neither is worked out: it would cost as much per problem as there are
+    /// names, and a plan with as many problems would take quadratic time to report them.
+    fn unknown_name_hint(&self, name: &str, names: &Names) -> String {
+        if names.len() > MANY_NAMES {
+            return format!("it is none of the {} names that can be read here", names.len());
+        }
+        let functions = self.templates.function_names();
+        let known = names.iter().chain(&functions).map(String::as_str);
+        did_you_mean(name, known).map(|s| format!("did you mean `{s}`?")).unwrap_or_else(|| names_hint(names))
+    }
+
     /// The position of byte `at` of a scalar's text, counting the opening quote of a quoted scalar.
     fn span_in(&self, node: &Node, text: &str, at: usize) -> Span {
         let before = &text[..at.min(text.len())];
@@ -289,15 +305,36 @@ impl<'s> Ctx<'s> {
     }
 }
 
+/// A whole number written as text (`42`, `+7`, `-1`); digits too many for any range read as the farthest
+/// number of their sign, so they are reported as out of range, not as "not a number".
+fn whole_number(t: &str) -> Option<i128> {
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(t.parse::<i128>().unwrap_or(if t.starts_with('-') { i128::MIN } else { i128::MAX }))
+}
+
 /// Names readable at load time.
 pub fn load_time_names() -> Names {
     ["props", "stub"].iter().map(|s| s.to_string()).collect()
 }
 
+/// Above this many names, an unknown name's hint neither suggests nor lists them.
+const MANY_NAMES: usize = 1000;
+
+/// The names a template can read, listed in a hint, the first 30 in order when there are more.
 fn names_hint(names: &Names) -> String {
+    const SHOWN: usize = 30;
     let mut v: Vec<&str> = names.iter().map(String::as_str).collect();
-    v.sort();
-    format!("names available here: {}", v.join(", "))
+    let more = v.len().saturating_sub(SHOWN);
+    if more > 0 {
+        v.select_nth_unstable(SHOWN);
+        v.truncate(SHOWN);
+    }
+    v.sort_unstable();
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("names available here: {}{more}", v.join(", "))
 }
 
 /// minijinja's built-in filters and planrun's own.

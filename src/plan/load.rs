@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::bounds;
 use super::decode::{Ctx, Fields};
 use super::model::{Load, Stage};
 use super::node::{Node, Value};
@@ -44,7 +45,7 @@ pub fn load(cx: &mut Ctx, f: &Fields) -> Option<(Load, u32, Option<Duration>)> {
             Some((Load::ClosedStages(stages), clamp_threads(max), Some(total)))
         }
         None => {
-            let threads = cx.require(f, "threads").and_then(|t| cx.count(t, "threads", 1))?;
+            let threads = cx.require(f, "threads").and_then(|t| cx.count(t, "threads", bounds::THREADS))?;
             Some((Load::Closed, clamp_threads(threads), None))
         }
     }
@@ -68,7 +69,7 @@ fn open_load(cx: &mut Ctx, f: &Fields) -> Option<(Load, u32, Option<Duration>)> 
         None => 0.0,
     };
     let max = match f.get("max_threads") {
-        Some(m) => cx.count(m, "max_threads", 1)?,
+        Some(m) => cx.count(m, "max_threads", bounds::THREADS)?,
         None => DEFAULT_MAX_THREADS,
     };
     let stages = match f.get("stages") {
@@ -88,8 +89,9 @@ fn open_load(cx: &mut Ctx, f: &Fields) -> Option<(Load, u32, Option<Duration>)> 
     Some((Load::Open { initial_rate: initial, stages }, clamp_threads(max), Some(total)))
 }
 
+/// A thread count, already within [`bounds::THREADS`].
 fn clamp_threads(n: u64) -> u32 {
-    n.min(u64::from(u32::MAX)) as u32
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn stage_targets(node: &Node) -> Option<Vec<&Node>> {
@@ -122,13 +124,22 @@ fn stages(cx: &mut Ctx, node: &Node, open: bool) -> Option<Vec<Stage>> {
             if open {
                 rate(cx, t)
             } else {
-                cx.count(t, "target", 0).map(|n| n as f64)
+                cx.count(t, "target", bounds::STAGE_TARGET).map(|n| n as f64)
             }
         });
         match (duration, target) {
             (Some(duration), Some(target)) => out.push(Stage { duration, target }),
             _ => ok = false,
         }
+    }
+    let total = out.iter().try_fold(Duration::ZERO, |sum, s| sum.checked_add(s.duration));
+    if ok && total.is_none_or(|t| t > crate::duration::MAX) {
+        let limit = crate::duration::MAX_TEXT;
+        cx.error(
+            Diagnostic::new(node.span, format!("the stages add up to more than the limit of {limit}"))
+                .hint(format!("a group runs for at most {limit}")),
+        );
+        return None;
     }
     ok.then_some(out)
 }
@@ -146,8 +157,9 @@ fn rate(cx: &mut Ctx, node: &Node) -> Option<f64> {
     };
     match parsed {
         Ok(r) if r.is_finite() && r >= 0.0 => Some(r),
-        Ok(_) => {
-            cx.error(Diagnostic::new(node.span, "a rate cannot be negative").expected("a rate like 200/s"));
+        Ok(r) => {
+            let problem = if r.is_finite() { "a rate cannot be negative" } else { "a rate must be a finite number" };
+            cx.error(Diagnostic::new(node.span, problem).expected("a rate like 200/s"));
             None
         }
         Err(e) => {

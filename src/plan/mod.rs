@@ -1,11 +1,13 @@
 //! Plan files: read, parse with positions, validate into the model that runs.
 
+mod bounds;
 mod data;
 mod decode;
-mod duration;
 mod load;
 pub mod model;
 pub mod node;
+#[cfg(test)]
+mod proptests;
 mod request;
 mod schema;
 mod secret;
@@ -13,7 +15,7 @@ mod steps;
 mod threshold;
 mod validate;
 
-pub use duration::parse as parse_duration;
+pub use crate::duration::parse as parse_duration;
 pub use model::Plan;
 pub use schema::plan_schema;
 
@@ -88,11 +90,12 @@ impl PlanFile {
         else {
             return Ok(None);
         };
-        let Some(text) = node.scalar_text() else {
+        if node.scalar_text().is_none() {
             let d = Diagnostic::new(node.span, "wrong type").expected("stub: the path of a stub file");
             return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
-        };
-        let text = substitute_props(&text, &self.root, overrides);
+        }
+        let text =
+            validate::stub_text(&self.source, &self.root, node, overrides).map_err(|d| invalid(&self.source, d))?;
         let path = self.source.dir().join(&text);
         if !path.is_file() {
             let d = Diagnostic::new(node.span, format!("stub file `{}` not found", path.display()))
@@ -110,20 +113,4 @@ impl PlanFile {
 
 fn invalid(source: &Source, diags: Diagnostics) -> PlanError {
     PlanError::Invalid { rendered: render(source, &diags), diags }
-}
-
-/// `stub:` may read `{{ props.NAME }}` from `-D` values or plain properties, so a run can switch stubs.
-fn substitute_props(text: &str, root: &Node, overrides: &[(String, String)]) -> String {
-    let mut out = text.to_string();
-    while let Some(start) = out.find("{{") {
-        let Some(end) = out[start..].find("}}").map(|e| start + e + 2) else { break };
-        let inner = out[start + 2..end - 2].trim();
-        let name = inner.strip_prefix("props.").unwrap_or(inner);
-        let value = overrides.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.clone()).or_else(|| {
-            let props = root.as_map()?.iter().find(|(k, _)| k.name == "properties")?.1.as_map()?;
-            props.iter().find(|(k, _)| k.name == name)?.1.scalar_text()
-        });
-        out.replace_range(start..end, &value.unwrap_or_default());
-    }
-    out
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use super::bounds;
 use super::decode::{Ctx, Fields, Names};
 use super::model::{
     Assertion, Body, Check, Defaults, ExtractFrom, Extractor, JsonExpect, JsonTpl, Part, RequestStep, StatusMatch,
@@ -195,7 +196,11 @@ fn file_part(cx: &mut Ctx, name: String, node: &Node) -> Option<Part> {
     let file_node = cx.require(&f, "file")?;
     let file = cx.string(file_node, "file")?;
     let path = cx.source.dir().join(&file);
-    let bytes = match std::fs::read(&path) {
+    let read = crate::files::open_regular(&path).and_then(|mut f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut f, &mut bytes).map(|_| bytes)
+    });
+    let bytes = match read {
         Ok(b) => Bytes::from(b),
         Err(e) => {
             cx.error(
@@ -306,9 +311,9 @@ fn assertions(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Assertion>
             "body_matches" => cx.regex(value, "body_matches").map(Check::BodyMatches),
             "max_ms" => match &value.value {
                 Value::Str(_) => cx.duration(value, "max_ms").map(|d: Duration| Check::MaxMs(d.as_millis() as u64)),
-                _ => cx.count(value, "max_ms", 0).map(Check::MaxMs),
+                _ => cx.count(value, "max_ms", bounds::MAX_MS).map(Check::MaxMs),
             },
-            "max_bytes" => cx.count(value, "max_bytes", 0).map(Check::MaxBytes),
+            "max_bytes" => cx.count(value, "max_bytes", bounds::ANY).map(Check::MaxBytes),
             "jsonpath" => json_check(cx, value),
             "header" => header_check(cx, value),
             "expr" => {
@@ -465,7 +470,7 @@ fn extractor(cx: &mut Ctx, name: &str, span: Span, node: &Node) -> Option<Extrac
         "regex" => {
             let regex = cx.regex(f.get("regex")?, "regex")?;
             let group = match f.get("group") {
-                Some(g) => cx.count(g, "group", 0)? as usize,
+                Some(g) => usize::try_from(cx.count(g, "group", bounds::ANY)?).unwrap_or(usize::MAX),
                 None => usize::from(regex.captures_len() > 1),
             };
             if group >= regex.captures_len() {

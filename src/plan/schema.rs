@@ -16,6 +16,7 @@ mod values;
 
 use serde_json::{json, Map, Value};
 
+use super::bounds;
 use super::validate::{DEFAULTS_KEYS, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, GROUP_KEYS, PLAN_KEYS, TLS_KEYS};
 use values::{count, duration, prop, rate, text, think};
 
@@ -110,7 +111,7 @@ fn plan_key(key: &str) -> Option<Value> {
         "seed" => prop(
             "The run's random seed (--seed wins), or a template over the properties. Without one a seed is drawn and printed, so any run can be replayed.",
             json!([42]),
-            count(0),
+            count(bounds::ANY),
         ),
         "stub" => prop(
             "A stub target file, relative to the plan, served on a free loopback port for this run; its URL is {{ \
@@ -218,7 +219,9 @@ fn defaults_key(key: &str) -> Option<Value> {
             json!([false]),
             json!({ "type": "boolean", "default": true }),
         ),
-        "max_body" => prop(&max_body, json!([1_048_576]), json!({ "default": DEFAULT_MAX_BODY }).merged(count(0))),
+        "max_body" => {
+            prop(&max_body, json!([1_048_576]), json!({ "default": DEFAULT_MAX_BODY }).merged(count(bounds::BODY)))
+        }
         "tls" => prop(
             "TLS settings for https targets; certificates are verified against Mozilla's root certificates (bundled) \
                 and `ca`, unless insecure.",
@@ -388,7 +391,7 @@ fn group_key(key: &str) -> Option<Value> {
         "threads" => prop(
             "Closed model: the number of virtual users, each looping over the steps (at least 1).",
             json!([10, "{{ props.threads }}"]),
-            count(1),
+            count(bounds::THREADS),
         ),
         "ramp_up" => prop(
             "Closed model: the virtual users start evenly over this time; default 0s (all at once).",
@@ -399,7 +402,7 @@ fn group_key(key: &str) -> Option<Value> {
             "Iterations per virtual user; default 1 unless duration or stages bound the group; with duration, \
                 whichever ends first.",
             json!([100, "{{ props.loops }}"]),
-            count(1),
+            count(bounds::LOOPS),
         ),
         "duration" => prop(
             "How long the group runs; iterations in flight finish. Required for an open group without stages.",
@@ -431,7 +434,7 @@ fn group_key(key: &str) -> Option<Value> {
         "max_threads" => prop(
             "Open model: the most virtual users at once; arrivals beyond them are dropped and counted. Default 100.",
             json!([200]),
-            json!({ "default": super::load::DEFAULT_MAX_THREADS }).merged(count(1)),
+            json!({ "default": super::load::DEFAULT_MAX_THREADS }).merged(count(bounds::THREADS)),
         ),
         _ => return None,
     })

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::bounds;
 use super::decode::{Ctx, Fields, Names};
 use super::model::{Defaults, Step};
 use super::node::{Node, Value};
@@ -121,11 +122,11 @@ fn block(cx: &mut Ctx, kind: &str, f: &Fields, defaults: &Defaults, names: &Name
                     };
                     Step::If { cond: cond?, then: body?, otherwise: otherwise? }
                 }
-                "loop" => Step::Loop { count: cx.count(head, "loop", 1)?, steps: body? },
+                "loop" => Step::Loop { count: cx.count(head, "loop", bounds::LOOPS)?, steps: body? },
                 "while" => {
                     let cond = cx.template_node(head, "while", names);
                     let max = match f.get("max") {
-                        Some(m) => cx.count(m, "max", 1),
+                        Some(m) => cx.count(m, "max", bounds::LOOPS),
                         None => {
                             cx.error(
                                 Diagnostic::new(head.span, "a `while` loop needs a bound")
@@ -185,11 +186,18 @@ fn random(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Opti
     for item in items {
         let f = cx.fields(item, "random branch", &["weight", "steps"])?;
         let weight = match f.get("weight") {
-            Some(w) => cx.count(w, "weight", 1),
+            Some(w) => cx.count(w, "weight", bounds::WEIGHT),
             None => Some(1),
         };
         let body = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
         branches.push((u32::try_from(weight?).unwrap_or(u32::MAX), body?));
+    }
+    if branches.iter().try_fold(0u32, |sum, (w, _)| sum.checked_add(*w)).is_none() {
+        cx.error(
+            Diagnostic::new(node.span, format!("the weights of `random` add up to more than {}", u32::MAX))
+                .hint("weights are relative: divide them all by the same number"),
+        );
+        return None;
     }
     Some(Step::Random(branches))
 }

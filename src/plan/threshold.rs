@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::decode::Ctx;
-use super::duration;
 use super::model::{Metric, Op, Threshold};
 use super::node::{Node, Value};
 use crate::diag::{did_you_mean, Diagnostic};
+use crate::duration;
 
 pub(super) const METRICS: &[&str] =
     &["mean", "min", "max", "p50", "p90", "p95", "p99", "p99.9", "error_rate", "throughput", "samples"];
@@ -111,9 +111,13 @@ pub fn parse(text: &str) -> Result<(Metric, Op, f64), (String, Option<String>)> 
         Metric::Samples => value
             .parse::<f64>()
             .map_err(|_| (format!("`{value}` is not a count"), Some("write it like 1000".into())))?,
-        _ => duration::parse(value)
-            .map(|d| d.as_secs_f64() * 1000.0)
-            .map_err(|e| (e, Some("times need a unit, like 500ms or 1s".into())))?,
+        _ => duration::parse(value).map(|d| d.as_secs_f64() * 1000.0).map_err(|e| {
+            let hint = match e {
+                duration::DurationError::TooLong(_) => e.hint(),
+                _ => "times need a unit, like 500ms or 1s".into(),
+            };
+            (e.to_string(), Some(hint))
+        })?,
     };
     Ok((metric, op, number))
 }

@@ -9,7 +9,7 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Think, ThreadGroup, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
-use super::{load, LoadOptions};
+use super::{bounds, load, LoadOptions};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::{Source, Span};
 use crate::template::{Scope, Shared, Templates, Tpl};
@@ -74,7 +74,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     cx.load_scope = Scope::load_time(shared.clone(), seed);
     // A seed may be a template over the properties (`seed: "{{ props.seed }}"`): rendered once they are.
     if let Some(s) = f.get("seed") {
-        if let (Some(v), None) = (cx.count(s, "seed", 0), opts.seed) {
+        if let (Some(v), None) = (cx.count(s, "seed", bounds::ANY), opts.seed) {
             seed = v;
             seed_drawn = false;
         }
@@ -140,6 +140,46 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         groups,
     })
 }
+
+/// The plan's `stub:` (`node`), rendered like every load-time value: in the scope of the properties (with `-D`
+/// overrides), where templates, filters and functions work as anywhere else. It is rendered before the stub
+/// starts, so it cannot read `stub` itself, and properties that read `stub.url` see the placeholder that
+/// `validate` uses.
+pub(super) fn stub_text(
+    source: &Source,
+    root: &Node,
+    node: &Node,
+    overrides: &[(String, String)],
+) -> Result<String, Diagnostics> {
+    let seed = plan_seed(root).unwrap_or(0);
+    let stub = map_value([("url".to_string(), JValue::from(STUB_PLACEHOLDER))]);
+    let mut cx = Ctx {
+        source,
+        diags: Diagnostics::default(),
+        templates: Templates::new(),
+        load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
+    };
+    let opts = LoadOptions { overrides: overrides.to_vec(), ..LoadOptions::default() };
+    let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);
+    let props = self::properties(&mut cx, properties, &opts, &stub, seed, &mut Vec::new());
+    cx.load_scope = Scope::load_time(Arc::new(Shared { props, stub: JValue::UNDEFINED }), seed);
+    let names: Names = ["props".to_string()].into_iter().collect();
+    let text = cx.string(node, "stub").and_then(|text| {
+        let tpl = cx.template(node, &text, &names)?;
+        match cx.templates.render(&tpl, &cx.load_scope) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                cx.error(Diagnostic::new(node.span, format!("cannot render stub: {}", e.message)));
+                None
+            }
+        }
+    });
+    // Problems of properties that `stub` does not need are left for `validate` to report with the rest.
+    text.ok_or_else(|| cx.diags.sorted())
+}
+
+/// `stub.url` while a plan is only checked (and while `stub:` itself is rendered): no stub is listening.
+const STUB_PLACEHOLDER: &str = "http://127.0.0.1:0";
 
 fn plan_seed(root: &Node) -> Option<u64> {
     root.as_map()?.iter().find(|(k, _)| k.name == "seed").and_then(|(_, v)| match v.value {
@@ -268,7 +308,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         d.cookies = cx.boolean(c, "cookies").unwrap_or(true);
     }
     if let Some(m) = f.get("max_body") {
-        d.max_body = cx.count(m, "max_body", 0).unwrap_or(DEFAULT_MAX_BODY);
+        d.max_body = cx.count(m, "max_body", bounds::BODY).unwrap_or(DEFAULT_MAX_BODY);
     }
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
@@ -322,12 +362,12 @@ fn variables(
     };
     let mut out = Vec::new();
     for (k, v) in map {
-        let visible = names.clone();
         let Some((v, is_secret)) = secret_wrapper(cx, v) else { continue };
         if is_secret {
             secret.push((Arc::from(k.name.as_str()), v.span));
         }
-        if let Some(t) = cx.template_node(v, "variable", &visible) {
+        // `names` holds the variables before this one only: it is added after.
+        if let Some(t) = cx.template_node(v, "variable", names) {
             out.push((Arc::from(k.name.as_str()), t));
         }
         names.insert(k.name.clone());
@@ -359,7 +399,7 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, p
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let shape = load::load(cx, &f);
     let ramp_up = f.get("ramp_up").map(|r| cx.duration(r, "ramp_up")).unwrap_or(Some(Duration::ZERO));
-    let loops = f.get("loops").map(|l| cx.count(l, "loops", 1));
+    let loops = f.get("loops").map(|l| cx.count(l, "loops", bounds::LOOPS));
     let duration = f.get("duration").map(|d| cx.duration(d, "duration"));
     let think_time = f.get("think_time").map(|t| think(cx, t)).unwrap_or(Some(Think::None));
     let steps = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));

@@ -24,7 +24,7 @@ pub async fn fixed(cx: RunContext, group: usize, start: Instant, deadline: Optio
         let mut stop = cx.stop.clone();
         users.spawn(async move {
             tokio::select! {
-                _ = tokio::time::sleep_until((start + offset).into()) => user.run_closed(loops).await,
+                _ = tokio::time::sleep_until(super::clock::after(start, offset).into()) => user.run_closed(loops).await,
                 _ = stopped(&mut stop) => {}
             }
         });

@@ -16,7 +16,9 @@
 //!   picks a row with the user's seeded generator and reads it at its offset, with the user's own reader.
 //!
 //! Sequential modes therefore hold a fixed buffer per reader whatever the size of the file; the operating
-//! system's page cache does the rest.
+//! system's page cache does the rest. A row is read up to [`MAX_ROW`](crate::files::MAX_ROW) bytes and no
+//! further (validation refused longer ones; a file changed since fails its read), and only a regular file is
+//! opened: a FIFO or a device named after validation is refused when the run starts.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -26,6 +28,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
 use rand::Rng;
 
+use crate::files::{open_regular, RowLimit};
 use crate::plan::model::{DataMode, DataScope, DataSet, OnEof};
 use crate::template::Scope;
 
@@ -113,7 +116,7 @@ enum Order {
 /// A streaming reader of a set's rows, and whether it has reached the end for good.
 #[derive(Debug)]
 struct Stream {
-    reader: csv::Reader<At>,
+    reader: csv::Reader<RowLimit<At>>,
     ended: bool,
 }
 
@@ -178,7 +181,7 @@ impl DataSources {
 impl Source {
     fn open(set: &DataSet) -> Result<Self, DataError> {
         let io_error = |source| DataError::Io { path: set.file.clone(), source };
-        let file = File::open(&set.file).map_err(io_error)?;
+        let file = open_regular(&set.file).map_err(io_error)?;
         let len = file.metadata().map_err(io_error)?.len();
         let on_eof = match (set.mode, set.on_eof) {
             (DataMode::Unique, OnEof::Recycle) => OnEof::StopThread,
@@ -199,13 +202,13 @@ impl Source {
         let mut record = csv::StringRecord::new();
         source.first_row = if set.has_header {
             let mut header = source.stream(start, USER_BUFFER).reader;
-            header.read_record(&mut record).map_err(|e| io_error(e.into()))?;
+            read_row(&mut header, &mut record).map_err(io_error)?;
             start + header.position().byte()
         } else {
             start
         };
         let mut first = source.stream(source.first_row, USER_BUFFER).reader;
-        if !first.read_record(&mut record).map_err(|e| io_error(e.into()))? {
+        if !read_row(&mut first, &mut record).map_err(io_error)? {
             return Err(DataError::Empty { path: set.file.clone() });
         }
         source.order = match (set.mode, set.scope) {
@@ -225,7 +228,7 @@ impl Source {
             .flexible(true)
             .delimiter(self.delimiter)
             .buffer_capacity(buffer)
-            .from_reader(At { file: self.file.clone(), pos: at, len: self.len });
+            .from_reader(RowLimit::new(At { file: self.file.clone(), pos: at, len: self.len }));
         Stream { reader, ended: false }
     }
 
@@ -243,10 +246,13 @@ impl Source {
         let mut reader = self.stream(self.first_row, SHARED_BUFFER).reader;
         let mut starts = Vec::with_capacity(usize::try_from(rows).unwrap_or(0));
         let mut record = csv::ByteRecord::new();
-        while reader.read_byte_record(&mut record)? {
+        loop {
+            reader.get_mut().start_row();
+            if !reader.read_byte_record(&mut record)? {
+                return Ok(starts);
+            }
             starts.push(self.first_row + record.position().map_or(0, csv::Position::byte));
         }
-        Ok(starts)
     }
 
     /// Reads the next row into `record`, going back to the first row at the end when the set recycles;
@@ -255,7 +261,7 @@ impl Source {
         if stream.ended {
             return Ok(false);
         }
-        if stream.reader.read_record(record)? {
+        if read_row(&mut stream.reader, record)? {
             return Ok(true);
         }
         if self.on_eof != OnEof::Recycle {
@@ -263,7 +269,7 @@ impl Source {
             return Ok(false);
         }
         stream.reader.seek(position(self.first_row))?;
-        if stream.reader.read_record(record)? {
+        if read_row(&mut stream.reader, record)? {
             return Ok(true);
         }
         Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file has no rows left"))
@@ -282,11 +288,17 @@ impl Source {
         }
         let k = scope.with_rng(|rng| rng.random_range(0..starts.len()));
         stream.reader.seek(position(starts[k]))?;
-        if stream.reader.read_record(record)? {
+        if read_row(&mut stream.reader, record)? {
             return Ok(true);
         }
         Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than when the run started"))
     }
+}
+
+/// Reads the next row into `record`, refusing one longer than [`MAX_ROW`](crate::files::MAX_ROW).
+fn read_row(reader: &mut csv::Reader<RowLimit<At>>, record: &mut csv::StringRecord) -> io::Result<bool> {
+    reader.get_mut().start_row();
+    Ok(reader.read_record(record)?)
 }
 
 /// A position to seek a csv reader to: only the byte offset matters to [`At`].
@@ -665,6 +677,52 @@ mod tests {
         assert!(DataSources::open(&[]).expect("no sets").is_empty());
     }
 
+    /// A device or a directory named after the plan was validated is refused when the run starts, at once:
+    /// /dev/zero is not read. (FIFOs go through the same `open_regular`; tests/hardening_inputs.rs makes one
+    /// with mkfifo, as src/ starts no process, not even in its tests.)
+    #[test]
+    fn open_refuses_what_is_not_a_regular_file() {
+        let dir = Dir::new("kinds");
+        let mut paths = vec![(dir.0.clone(), "a directory")];
+        if Path::new("/dev/zero").exists() {
+            paths.push((PathBuf::from("/dev/zero"), "a character device"));
+        }
+        for (path, what) in paths {
+            for mode in [DataMode::Sequential, DataMode::Random] {
+                let s = set(&path, &["phone"], mode, DataScope::Shared, OnEof::Recycle);
+                let err = DataSources::open(&[s]).expect_err("not a regular file");
+                assert!(matches!(err, DataError::Io { .. }), "{err}");
+                assert!(err.to_string().contains(&format!("is {what}")), "{err}");
+            }
+        }
+    }
+
+    /// A row longer than the limit (the file changed after validation) fails its read instead of growing
+    /// without bound: the run stops, saying why.
+    #[test]
+    fn a_row_too_long_fails_the_read() {
+        let dir = Dir::new("long-row");
+        // Past the limit by more than two buffers of the shared reader, so the reader itself must stop.
+        let long = "x".repeat(crate::files::MAX_ROW as usize + 3 * SHARED_BUFFER);
+        let file = dir.write("r.csv", format!("phone,name\n1,a\n2,{long}\n3,c\n"));
+        let data = DataSources::open(&[set(
+            &file,
+            &["phone", "name"],
+            DataMode::Sequential,
+            DataScope::Shared,
+            OnEof::Recycle,
+        )])
+        .expect("opens: the first row is short");
+        let (mut c, s) = (data.user(), scope(1, 1));
+        assert_eq!(phones(&data, &mut c, &s, 1), ["1"]);
+        assert_eq!(data.advance(&mut c, &s), Err(EndOfData { set: Arc::from("recipients"), on_eof: OnEof::StopRun }));
+        let failure = data.failure().expect("the reason is kept");
+        assert!(failure.contains("longer than the limit of 1 MiB"), "{failure}");
+        let random = set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle);
+        let err = DataSources::open(&[random]).expect_err("indexing a random set reads every row");
+        assert!(err.to_string().contains("longer than the limit"), "{err}");
+    }
+
     /// Sequential reading streams: 100,000 rows read twice round through `advance` wrap correctly, and after
     /// the first row the reader has read no more of the file than its buffer.
     #[test]
@@ -683,7 +741,7 @@ mod tests {
         for i in 0..2 * rows + 1 {
             data.advance(&mut c, &s).expect("a row");
             if i == 0 {
-                let read = c.own[0].as_ref().expect("a reader after the first advance").reader.get_ref().pos;
+                let read = c.own[0].as_ref().expect("a reader after the first advance").reader.get_ref().get_ref().pos;
                 assert!(read <= ("phone,name\n".len() + USER_BUFFER) as u64, "read {read} bytes for one row");
             }
             if i % 997 == 0 || (rows - 2..=rows + 1).contains(&i) || i == 2 * rows {

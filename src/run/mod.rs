@@ -4,6 +4,7 @@
 
 mod catch;
 mod check;
+mod clock;
 mod closed;
 pub mod data;
 mod execute;

@@ -73,7 +73,7 @@ where
     let mut running = JoinSet::new();
     let mut next = 1u64;
     while let Some(offset) = arrivals.offset_of(next) {
-        let intended = start + offset;
+        let intended = super::clock::after_tokio(start, offset);
         if intended > Instant::now() {
             tokio::select! {
                 _ = tokio::time::sleep_until(intended) => {}
@@ -101,7 +101,7 @@ where
             };
             out.started += 1;
             let idle = idle.clone();
-            let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| start + o));
+            let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| super::clock::after_tokio(start, o)));
             running.spawn(async move {
                 let w = fut.await;
                 idle.lock().unwrap_or_else(|e| e.into_inner()).push(w);
@@ -109,6 +109,14 @@ where
             k += 1;
         }
         next = due.saturating_add(1);
+    }
+    // The group lasts its schedule even when its arrivals end sooner (a last stage at rate 0, or a rate so
+    // high that the count saturated).
+    if !*stop.borrow() {
+        tokio::select! {
+            _ = tokio::time::sleep_until(super::clock::after_tokio(start, arrivals.duration())) => {}
+            _ = stopped(&mut stop) => {}
+        }
     }
     while running.join_next().await.is_some() {}
     out

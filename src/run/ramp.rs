@@ -52,7 +52,7 @@ impl Arrivals {
                 } else {
                     (-a + (a * a + 2.0 * slope * remaining).max(0.0).sqrt()) / slope
                 };
-                return Some(Duration::from_secs_f64(start + t.clamp(0.0, len)));
+                return Duration::try_from_secs_f64(start + t.clamp(0.0, len)).ok();
             }
             remaining -= count;
             start += len;
@@ -62,6 +62,11 @@ impl Arrivals {
 }
 
 impl Arrivals {
+    /// How long the schedule lasts: its stages end to end.
+    pub fn duration(&self) -> Duration {
+        Duration::try_from_secs_f64(self.stages.iter().map(|s| s.2).sum()).unwrap_or(Duration::MAX)
+    }
+
     /// How many arrivals are due by `t` from the start (all of them once `t` is past the last stage): the
     /// integral of the rate, so a dispatcher that fell behind learns in one step how many it missed.
     pub fn count_by(&self, t: Duration) -> u64 {

@@ -67,7 +67,7 @@ async fn run_phase(cx: RunContext, phase: Phase) {
     let mut groups = JoinSet::new();
     for (gi, g) in cx.graph.groups.iter().enumerate().filter(|(_, g)| g.phase == phase) {
         let cx = cx.clone();
-        let deadline = g.duration.map(|d| start + d);
+        let deadline = g.duration.map(|d| super::clock::after(start, d));
         match &g.load {
             Load::Closed => groups.spawn(closed::fixed(cx, gi, start, deadline)),
             Load::ClosedStages(stages) => groups.spawn(closed::staged(cx, gi, stages.clone(), start, deadline)),

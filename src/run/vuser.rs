@@ -198,12 +198,12 @@ impl VirtualUser {
             Think::Uniform(lo, hi) => self.scope.with_rng(|r| r.random_range(*lo..=*hi)),
             Think::Gaussian { mean, stddev } => self.scope.with_rng(|r| {
                 let n = Normal::new(mean.as_secs_f64(), stddev.as_secs_f64()).map(|n| n.sample(r)).unwrap_or(0.0);
-                Duration::from_secs_f64(n.max(0.0))
+                Duration::try_from_secs_f64(n.max(0.0)).unwrap_or(crate::duration::MAX)
             }),
         };
         let until = match self.deadline {
-            Some(dl) => dl.min(Instant::now() + d),
-            None => Instant::now() + d,
+            Some(dl) => dl.min(super::clock::after(Instant::now(), d)),
+            None => super::clock::after(Instant::now(), d),
         };
         let began = Instant::now();
         tokio::select! {

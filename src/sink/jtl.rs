@@ -1,4 +1,5 @@
-//! The JTL CSV sink: JMeter 5's default columns, one row per sample (`../shared/jtl.md`).
+//! The JTL CSV sink: JMeter 5's default columns, one row per sample. What each column holds: the README's
+//! Results section, and `docs/results.md`, which gives each column's JSON lines counterpart.
 
 use std::fmt::Write as _;
 use std::fs::{self, File};

@@ -15,7 +15,7 @@ pub struct StubConfig {
     /// The routes, tried in order; a request no route matches answers 404 `Not found`.
     pub routes: Vec<Route>,
     /// How many requests are served at a time: 0 serves all at once, N queues the rest like a blocking server.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "workers")]
     pub workers: usize,
     /// The seed of the stub's randomness (latency, errors); `None` draws one from the OS.
     #[serde(default)]
@@ -25,6 +25,18 @@ pub struct StubConfig {
     /// benchmarks (a thread per waiting request), not for embedding in big plans.
     #[serde(default)]
     pub precise_delays: bool,
+}
+
+/// The most `workers` a stub may have: far more requests at a time than one process can serve.
+pub const MAX_WORKERS: usize = 1_000_000;
+
+fn workers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = u64::deserialize(d)?;
+    usize::try_from(n).ok().filter(|n| *n <= MAX_WORKERS).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "workers {n} is above the limit of {MAX_WORKERS}; 0 serves every request at once"
+        ))
+    })
 }
 
 /// Reads and checks the stub file at `path`.

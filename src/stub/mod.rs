@@ -2,7 +2,9 @@
 //!
 //! A stub file ([`load`]) lists [`Route`]s, each with a status, body, latency and error rate; [`start`] serves it
 //! over HTTP/1.1 keep-alive and returns a [`StubHandle`]. `workers: N` serves at most N requests at a time, the
-//! rest queue, like a blocking server with N threads; `workers: 0` serves every request at once.
+//! rest queue, like a blocking server with N threads; `workers: 0` serves every request at once (at most
+//! [`MAX_WORKERS`]). Latencies are durations in planrun's one grammar ([`crate::duration`]: `250ms`, `1.5s`,
+//! `20ns`), at most [`crate::duration::MAX`], 365 days.
 
 mod config;
 mod duration;
@@ -16,7 +18,7 @@ mod server;
 #[cfg(test)]
 mod tests;
 
-pub use config::{load, parse, StubConfig};
+pub use config::{load, parse, StubConfig, MAX_WORKERS};
 pub use error::StubError;
 pub use latency::Latency;
 pub use route::{ErrorRate, QueryParam, QueryValue, Route};

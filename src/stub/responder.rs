@@ -116,11 +116,9 @@ impl Responder {
 /// Waits `delay`: on the runtime's timer (whole milliseconds, rounded up), or precisely on a thread.
 async fn wait(delay: Duration, precise: bool) {
     if precise {
-        let deadline = std::time::Instant::now() + delay;
+        let asked = std::time::Instant::now();
         // The blocking pool's threads sleep with the kernel's timer (tens of microseconds late at most).
-        let slept = tokio::task::spawn_blocking(move || {
-            std::thread::sleep(deadline.saturating_duration_since(std::time::Instant::now()))
-        });
+        let slept = tokio::task::spawn_blocking(move || std::thread::sleep(delay.saturating_sub(asked.elapsed())));
         if slept.await.is_ok() {
             return;
         }

@@ -193,11 +193,28 @@ fn bad_values_are_errors_at_their_place() {
         ("routes:\n  - path: /x\n    errors: { rate: 2 }\n", "test.yaml:3:", "between 0.0 and 1.0"),
         ("routes:\n  - path: x\n", "test.yaml:2:", "must start with `/`"),
         ("routes:\n  - path: /x\n    status: 1000\n", "test.yaml:3:", "between 100 and 999"),
+        ("routes:\n  - path: /x\n    latency: { fixed: 100000000000000000000h }\n", "test.yaml:3:", "365 days"),
+        ("routes:\n  - path: /x\n    latency: { uniform: [1ms, 1e20s] }\n", "test.yaml:3:", "unknown unit `e`"),
+        ("routes:\n  - path: /x\n    latency: { median: 1ms, p99: 8761h }\n", "test.yaml:3:", "365 days"),
+        ("workers: 100000000000000000\nroutes: []\n", "test.yaml:1:", "above the limit of 1000000"),
     ];
     for (yaml, place, message) in cases {
         let text = parse(yaml, Path::new("test.yaml")).expect_err(yaml).to_string();
         assert!(text.starts_with(place) && text.contains(message), "{yaml:?} gave {text}");
     }
+}
+
+#[test]
+fn durations_take_the_plan_grammar() {
+    let yaml = "routes:\n  - path: /x\n    latency: { uniform: [1.5ms, 2500ns] }\n";
+    let err = parse(yaml, Path::new("test.yaml")).expect_err("min above max").to_string();
+    assert!(err.contains("1.5ms") && err.contains("2.5µs"), "{err}");
+    let yaml = "routes:\n  - path: /x\n    latency: { uniform: [0.5ms, 1.25s] }\n";
+    let latency = parse(yaml, Path::new("test.yaml")).expect("fractions are durations").routes[0].latency;
+    assert_eq!(
+        latency,
+        Some(crate::stub::Latency::Uniform { min: Duration::from_micros(500), max: Duration::from_millis(1250) })
+    );
 }
 
 #[test]

@@ -87,7 +87,7 @@ fn expression(e: &str) -> Option<Piece> {
     let (f, args) = e.strip_suffix(')')?.split_once('(')?;
     let args: Vec<&str> = if args.trim().is_empty() { Vec::new() } else { args.split(',').map(str::trim).collect() };
     let int = |i: usize| args.get(i).and_then(|a| a.parse::<i64>().ok());
-    let len = |i: usize| int(i).and_then(|n| usize::try_from(n).ok()).filter(|n| check_len(*n).is_ok());
+    let len = |i: usize| int(i).and_then(|n| usize::try_from(n).ok()).filter(|n| check_len("", *n).is_ok());
     match (f.trim(), args.len()) {
         ("random_digits", 1) => Some(Piece::Digits(len(0)?)),
         ("random_string", 1) => Some(Piece::Chars(len(0)?, None)),

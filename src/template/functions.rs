@@ -26,17 +26,15 @@ pub(super) fn register(env: &mut Environment<'static>) {
         with_rng(s, |r| random_int(r, a, b))
     });
     env.add_function("random_float", |s: &State, a: f64, b: f64| {
-        if a.partial_cmp(&b) != Some(std::cmp::Ordering::Less) {
-            return Err(invalid(format!("random_float({a}, {b}): the first bound must be below the second")));
-        }
+        check_float_range(a, b)?;
         with_rng(s, |r| r.random_range(a..b))
     });
     env.add_function("random_digits", |s: &State, n: usize| {
-        check_len(n)?;
+        check_len("random_digits", n)?;
         with_rng(s, |r| random_digits(r, n))
     });
     env.add_function("random_string", |s: &State, n: usize, alphabet: Option<&str>| {
-        check_len(n)?;
+        check_len("random_string", n)?;
         if alphabet == Some("") {
             return Err(invalid("random_string: the alphabet is empty".into()));
         }
@@ -54,22 +52,15 @@ pub(super) fn register(env: &mut Environment<'static>) {
     env.add_function("now_ms", || {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
     });
-    env.add_function("timestamp", |format: Option<String>| {
-        let now = chrono::Utc::now();
-        let fmt = format.as_deref().unwrap_or("%Y-%m-%dT%H:%M:%S%.3fZ");
-        let items: Vec<_> = chrono::format::StrftimeItems::new(fmt).collect();
-        if items.iter().any(|i| matches!(i, chrono::format::Item::Error)) {
-            return Err(invalid(format!("timestamp: invalid format {fmt:?}")));
-        }
-        Ok(now.format_with_items(items.into_iter()).to_string())
-    });
+    env.add_function("timestamp", |format: Option<String>| timestamp(format.as_deref()));
     env.add_function("counter", move |name: String| {
         let c = counters.lock().unwrap_or_else(|e| e.into_inner()).entry(name).or_default().clone();
-        c.fetch_add(1, Ordering::Relaxed) + 1
+        c.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
     });
-    env.add_function("env", |name: String, default: Option<String>| match std::env::var(&name) {
-        Ok(v) => Ok(v),
-        Err(_) => default.ok_or_else(|| invalid(format!("env({name:?}): not set and no default given"))),
+    env.add_function("env", |name: String, default: Option<String>| {
+        // The standard library may panic on these names; no variable can have one.
+        let value = if name.is_empty() || name.contains(['=', '\0']) { None } else { std::env::var(&name).ok() };
+        value.or(default).ok_or_else(|| invalid(format!("env({name:?}): not set and no default given")))
     });
     env.add_filter("base64", |v: String| base64::engine::general_purpose::STANDARD.encode(v.as_bytes()));
     env.add_filter("sha256", |v: String| {
@@ -158,9 +149,38 @@ fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String
     }
 }
 
-pub(super) fn check_len(n: usize) -> Result<(), Error> {
+/// Refuses what `random_range(a..b)` would panic on: bounds that are not finite, an empty range, or a range
+/// wider than the largest float (`random_float(-1e308, 1e308)`).
+fn check_float_range(a: f64, b: f64) -> Result<(), Error> {
+    let problem = if !a.is_finite() || !b.is_finite() {
+        "the bounds must be finite numbers"
+    } else if a >= b {
+        "the first bound must be below the second"
+    } else if !(b - a).is_finite() {
+        "the range is wider than the largest float"
+    } else {
+        return Ok(());
+    };
+    Err(invalid(format!("random_float({a}, {b}): {problem}")))
+}
+
+/// `timestamp(format)`: now, in UTC, as strftime `format` writes it; a format chrono cannot write is an error.
+fn timestamp(format: Option<&str>) -> Result<String, Error> {
+    use std::fmt::Write as _;
+    let fmt = format.unwrap_or("%Y-%m-%dT%H:%M:%S%.3fZ");
+    let items: Vec<_> = chrono::format::StrftimeItems::new(fmt).collect();
+    if items.iter().any(|i| matches!(i, chrono::format::Item::Error)) {
+        return Err(invalid(format!("timestamp: invalid format {fmt:?}")));
+    }
+    let mut out = String::new();
+    write!(out, "{}", chrono::Utc::now().format_with_items(items.into_iter()))
+        .map_err(|_| invalid(format!("timestamp: format {fmt:?} cannot be written")))?;
+    Ok(out)
+}
+
+pub(super) fn check_len(function: &str, n: usize) -> Result<(), Error> {
     if n > MAX_LEN {
-        return Err(invalid(format!("length {n} is over the limit of {MAX_LEN}")));
+        return Err(invalid(format!("{function}({n}): the length is over the limit of {MAX_LEN}")));
     }
     Ok(())
 }

@@ -1,8 +1,11 @@
-//! Templates: one minijinja environment per run, every template compiled once at load time,
-//! rendered against a per-virtual-user [`Scope`].
+//! Templates: one minijinja environment per run, every template compiled once at load time, rendered
+//! against a per-virtual-user [`Scope`]. Plain text is kept as it is, and the simplest templates (text around
+//! names and random functions with literal arguments) render without minijinja, through `fast.rs`.
 
 mod fast;
 mod functions;
+#[cfg(test)]
+mod proptests;
 mod scope;
 
 pub use scope::{Scope, Shared};
@@ -15,7 +18,8 @@ use minijinja::{Environment, UndefinedBehavior};
 /// Work one render may do before it is stopped: guards against template bombs.
 const FUEL_PER_RENDER: u64 = 1_000_000;
 
-/// A compiled template, identified by its name in the run's environment.
+/// A compiled template: plain text, or a template identified by its name in the run's environment (plus its
+/// fast form, when it has one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tpl {
     name: Arc<str>,
@@ -46,7 +50,7 @@ pub struct Templates {
     next: usize,
 }
 
-/// A template that did not compile, with the byte range of the problem inside the template when known.
+/// A template that did not compile or render, with the byte range of the problem inside the template when known.
 #[derive(Debug, Clone)]
 pub struct TemplateError {
     /// What is wrong.
@@ -56,7 +60,8 @@ pub struct TemplateError {
 }
 
 impl Templates {
-    /// A new environment with planrun's functions; `counters` are shared by every render of the run.
+    /// A new environment with planrun's functions and filters, strict about undefined names, and fuel for
+    /// each render. The counters of `counter(name)` live in it, shared by every render of the run.
     pub fn new() -> Self {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -125,7 +130,7 @@ impl Templates {
         tmpl.render(minijinja::Value::from_dyn_object(scope.clone())).map_err(to_error)
     }
 
-    /// Names of planrun's functions, for "did you mean".
+    /// Names of the functions templates can call, planrun's and minijinja's, for "did you mean".
     pub fn function_names(&self) -> Vec<String> {
         self.env.globals().map(|(k, _)| k.to_owned()).collect()
     }

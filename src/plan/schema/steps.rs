@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::super::bounds;
 use super::super::request::{ASSERT_KEYS, BODY_KINDS, EXTRACT_KEYS, METHODS, REQUEST_KEYS};
 use super::super::steps::{BLOCKS, STEP_KEYS};
 use super::values::{count, duration, one_status, prop, text, think};
@@ -148,13 +149,15 @@ fn block_key(kind: &str, key: &str) -> Option<Value> {
             text(),
         ),
         ("if", "else") => list("Steps run when the condition is false."),
-        ("loop", "loop") => prop("How many times to run the steps (at least 1).", json!([3]), count(1)),
+        ("loop", "loop") => prop("How many times to run the steps (at least 1).", json!([3]), count(bounds::LOOPS)),
         ("while", "while") => prop(
             "A condition template, rendered before each pass; true unless empty, false, 0, none, [] or {}.",
             json!(["{{ status != 'done' }}"]),
             text(),
         ),
-        ("while", "max") => prop("The most times the steps run (a bound is required).", json!([100]), count(1)),
+        ("while", "max") => {
+            prop("The most times the steps run (a bound is required).", json!([100]), count(bounds::LOOPS))
+        }
         ("foreach", "foreach") => prop(
             "The list: one {{ expression }} whose value keeps its type, like {{ order_ids }} or {{ ['a', 'b'] }}.",
             json!(["{{ order_ids }}", "{{ ['a', 'b'] }}"]),
@@ -178,7 +181,7 @@ fn branch() -> Value {
             "weight" => prop(
                 "The branch's weight (at least 1); default 1.",
                 json!([3]),
-                json!({ "default": 1 }).merged(count(1)),
+                json!({ "default": 1 }).merged(count(bounds::WEIGHT)),
             ),
             "steps" => list("The branch's steps."),
             _ => return None,
@@ -307,9 +310,9 @@ fn assert_key(key: &str) -> Option<Value> {
         "max_ms" => prop(
             "The sample took at most this long: milliseconds, or a duration.",
             json!([2000, "2s"]),
-            json!({ "anyOf": [{ "type": "integer", "minimum": 0 }, duration()] }),
+            json!({ "anyOf": [{ "type": "integer", "minimum": 0, "maximum": bounds::MAX_MS.end() }, duration()] }),
         ),
-        "max_bytes" => prop("The response is at most this many bytes.", json!([100000]), count(0)),
+        "max_bytes" => prop("The response is at most this many bytes.", json!([100000]), count(bounds::ANY)),
         "jsonpath" => prop(
             "A JSONPath query (RFC 9535) on the body: its first node equals a value, matches a regex, or exists (the \
                 default).",
@@ -388,7 +391,7 @@ fn extract_key(key: &str) -> Option<Value> {
         "group" => prop(
             "With regex: the capture group to take (0 the whole match); default 1 when the regex has groups.",
             json!([2]),
-            count(0),
+            count(bounds::ANY),
         ),
         "match_no" => prop(match_no, json!([1, -1, 0]), json!({ "type": "integer", "minimum": -1, "default": 1 })),
         "jsonpath" => prop(

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 /// durations), so the schema cannot check what it renders to.
 pub(super) const TEMPLATE: &str = r"\{[{%]";
 /// One duration as `duration::parse` reads it: number-unit pairs, like `250ms` or `1h30m`.
-pub(super) const DURATION: &str = r"(?:(?:\d+\.?\d*|\.\d+)(?:ms|us|µs|s|m|h))+";
+pub(super) const DURATION: &str = r"(?:(?:\d+\.?\d*|\.\d+)(?:ns|ms|us|µs|s|m|h))+";
 /// A whole number written as text, as `Ctx::count` reads it.
 const WHOLE: &str = r"^\s*\+?\d+\s*$";
 /// A whole number of at least 1 written as text.
@@ -49,16 +49,23 @@ pub(super) fn duration() -> Value {
     })
 }
 
-/// A whole number of at least `min` (0 or 1), or text that renders to one at load time.
-pub(super) fn count(min: u64) -> Value {
+/// A whole number in `range` (from 0 or 1), or text that renders to one at load time (the text's value is
+/// checked by the parser, not the pattern).
+pub(super) fn count(range: std::ops::RangeInclusive<u64>) -> Value {
+    let (min, max) = (*range.start(), *range.end());
     let digits = match min {
         0 => WHOLE,
         1 => POSITIVE,
         other => panic!("no pattern for counts of at least {other}"),
     };
+    let mut integer = json!({ "type": "integer", "minimum": min });
+    // Above i64 a YAML number is not an integer any more: only a smaller maximum says something.
+    if max < i64::MAX as u64 {
+        integer["maximum"] = json!(max);
+    }
     json!({
         "anyOf": [
-            { "type": "integer", "minimum": min },
+            integer,
             { "type": "string", "pattern": digits },
             { "type": "string", "pattern": TEMPLATE }
         ]

@@ -195,7 +195,7 @@ impl Client {
     /// Sends a request (following redirects when enabled) within `timeout`, measuring everything.
     pub async fn execute(&mut self, original: &WireRequest, timeout: Duration, keep_body: bool) -> Exchange {
         let start = Instant::now();
-        let deadline = tokio::time::Instant::from_std(start + timeout);
+        let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
         let mut ex = Exchange {
             // Always replaced before it is returned; a placeholder that allocates nothing.
             result: Err(Failure::new(ErrorKind::BadRequest, String::new())),

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// Counters of one connection, read by the virtual user while hyper's connection task drives the socket.
+/// Counters of one connection: written by its stream, read by the client between requests. Both run in the
+/// virtual user's task, which drives the connection itself (there is no connection task).
 #[derive(Debug)]
 pub struct WireStats {
     epoch: Instant,
