@@ -12,6 +12,31 @@ pub const MAX_ROW: u64 = 1 << 20;
 /// [`MAX_ROW`] as messages and the documentation write it.
 pub const MAX_ROW_TEXT: &str = "1 MiB (1048576 bytes)";
 
+/// The largest plan or stub file planrun reads: 16 MiB, far beyond any plan written by hand.
+pub const MAX_PLAN: u64 = 16 << 20;
+
+/// Reads a plan or stub file as text, refusing one larger than [`MAX_PLAN`]. Any readable file is accepted
+/// (`planrun run <(generate-plan)` reads a pipe), but an endless one (`/dev/zero`) ends at the limit.
+pub fn read_plan_text(path: &Path) -> io::Result<String> {
+    let mut bytes = Vec::new();
+    File::open(path)?.take(MAX_PLAN + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PLAN {
+        let why = format!("{} is larger than the limit of 16 MiB for a plan or stub file", path.display());
+        return Err(io::Error::new(io::ErrorKind::InvalidData, why));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
+/// Why `path` cannot be read as a file a plan names: `not found`, or what it is instead of a regular file.
+pub fn why_unreadable(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) => Some(format!("is {}, not a regular file", describe(m.file_type()))),
+        Err(_) => Some("not found".to_string()),
+    }
+}
+
 /// A path that names something other than a regular file.
 #[derive(Debug, thiserror::Error)]
 #[error("{} is {what}, not a regular file", path.display())]

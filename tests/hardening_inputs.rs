@@ -400,3 +400,19 @@ fn many_variables_with_as_many_unknown_names_report_in_linear_time() {
     assert!(err.contains("= help: names available here: group, iteration, props, vu\n"), "the first ones list names");
     assert!(err.contains("it is none of the 1001 names that can be read here"), "past 1000 names, no list");
 }
+
+#[test]
+fn an_endless_plan_or_stub_file_is_refused_at_a_size_limit() {
+    let dir = TempDir::new("endless_plan");
+    let out = planrun(dir.path(), ["validate", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(stderr(&out).contains("larger than the limit of 16 MiB"), "{}", describe(&out));
+    let plan = dir.write("plan.yaml", plan("stub: /dev/zero\n", "    loops: 1\n", GET));
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("stub file `/dev/zero` is a character device, not a regular file"),
+        "{}",
+        describe(&out)
+    );
+}

@@ -69,7 +69,8 @@ pub struct PlanFile {
 impl PlanFile {
     /// Reads and parses a plan file.
     pub fn read(path: &Path) -> Result<Self, PlanError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PlanError::Io { path: path.to_owned(), source })?;
+        let text =
+            crate::files::read_plan_text(path).map_err(|source| PlanError::Io { path: path.to_owned(), source })?;
         Self::parse(Source::new(path, text))
     }
 
@@ -97,8 +98,8 @@ impl PlanFile {
         let text =
             validate::stub_text(&self.source, &self.root, node, overrides).map_err(|d| invalid(&self.source, d))?;
         let path = self.source.dir().join(&text);
-        if !path.is_file() {
-            let d = Diagnostic::new(node.span, format!("stub file `{}` not found", path.display()))
+        if let Some(why) = crate::files::why_unreadable(&path) {
+            let d = Diagnostic::new(node.span, format!("stub file `{}` {why}", path.display()))
                 .hint("the path is relative to the plan file");
             return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
         }

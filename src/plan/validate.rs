@@ -326,9 +326,9 @@ fn tls(cx: &mut Ctx, node: &Node) -> Option<TlsSettings> {
         let Some(n) = f.get(key) else { return Some(None) };
         let name = cx.string(n, key)?;
         let path = cx.source.dir().join(&name);
-        if !path.is_file() {
+        if let Some(why) = crate::files::why_unreadable(&path) {
             cx.error(
-                Diagnostic::new(n.span, format!("{key}: file `{}` not found", path.display()))
+                Diagnostic::new(n.span, format!("{key}: file `{}` {why}", path.display()))
                     .hint("paths are relative to the plan file"),
             );
             return None;

@@ -41,7 +41,7 @@ fn workers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 
 /// Reads and checks the stub file at `path`.
 pub fn load(path: &Path) -> Result<StubConfig, StubError> {
-    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+    let text = crate::files::read_plan_text(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => StubError::NotFound { path: path.to_path_buf() },
         _ => StubError::Read { path: path.to_path_buf(), source },
     })?;
