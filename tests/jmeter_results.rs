@@ -72,3 +72,26 @@ fn the_reason_phrase_is_the_one_the_server_sent() {
     let standard = Answering::start(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
     assert_eq!(one_request(&dir, &standard)["responseMessage"], "OK");
 }
+
+#[test]
+fn a_followed_redirect_writes_the_last_url_and_a_request_may_refuse_to_follow() {
+    let server = common::Server::start();
+    let dir = TempDir::new("redirect_url");
+    let plan = dir.write(
+        "plan.yaml",
+        format!(
+            "name: p\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 1\n    loops: 1\n    \
+             steps:\n      - name: followed\n        request: {{ url: /redirect }}\n      - name: kept\n        \
+             request: {{ url: /redirect, follow_redirects: false }}\n        assert: [{{ status: 302 }}]\n",
+            server.url()
+        ),
+    );
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(server.count(), 3, "two hops, then one request not followed");
+    let followed = jtl.one("followed");
+    assert_eq!((followed["responseCode"].as_str(), followed["success"].as_str()), ("200", "true"));
+    assert_eq!(followed["URL"], format!("{}/ok", server.url()), "JMeter writes the final URL");
+    let kept = jtl.one("kept");
+    assert_eq!((kept["responseCode"].as_str(), kept["success"].as_str()), ("302", "true"), "{kept:?}");
+    assert_eq!(kept["URL"], format!("{}/redirect", server.url()));
+}

@@ -291,11 +291,11 @@ fn fetch(client: &mut Client, url: &str) -> Exchange {
 
 fn fetch_within(client: &mut Client, url: &str, timeout: Duration) -> Exchange {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(client.execute(&get(url), timeout, true))
+    rt.block_on(client.execute(&get(url), timeout, true, true))
 }
 
 fn client(settings: &TlsSettings) -> Client {
-    Client::with_tls(false, false, 1 << 20, tls_config(settings))
+    Client::with_tls(false, 1 << 20, tls_config(settings))
 }
 
 fn assert_tls_failure(ex: &Exchange, starts_with: &str) {
@@ -319,7 +319,7 @@ fn pem(dir: &TempDir, name: &str, text: &str) -> PathBuf {
 fn default_verification_refuses_a_self_signed_certificate() {
     let pki = pki();
     let server = TlsServer::start(&pki.self_signed, None);
-    let mut client = Client::new(false, false, 1 << 20);
+    let mut client = Client::new(false, 1 << 20);
     let ex = fetch(&mut client, &server.url("/ok"));
     assert_tls_failure(&ex, "TLS handshake failed: invalid peer certificate: UnknownIssuer");
     assert!(ex.connect > Duration::ZERO && ex.connect <= ex.elapsed, "{ex:?}");
@@ -342,11 +342,11 @@ fn a_trusted_ca_verifies_the_server_and_wire_bytes_are_counted() {
     // One runtime for both requests: the kept-alive connection's socket belongs to it.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let timeout = Duration::from_secs(10);
-    let first = rt.block_on(client.execute(&get(&server.url("/ok")), timeout, true));
+    let first = rt.block_on(client.execute(&get(&server.url("/ok")), timeout, true, true));
     assert_ok(&first);
     assert!(first.connect > Duration::ZERO, "the handshake is connect time: {first:?}");
     assert!(first.latency <= first.elapsed);
-    let second = rt.block_on(client.execute(&get(&server.url("/bytes/100000")), timeout, true));
+    let second = rt.block_on(client.execute(&get(&server.url("/bytes/100000")), timeout, true, true));
     let resp = second.result.as_ref().expect("the second request succeeds");
     assert_eq!(resp.body.as_ref().map(|b| b.len()), Some(100_000));
     assert_eq!(second.connect, Duration::ZERO, "a kept-alive TLS connection is reused");
@@ -367,13 +367,13 @@ fn tls_sessions_are_resumed_by_their_own_user_only() {
     let ca = pem(&dir, "ca.pem", &pki.ca.cert_pem);
     let server = TlsServer::start(&pki.server, None);
     let run = tls_config(&TlsSettings { ca: Some(ca), ..Default::default() }).unwrap();
-    let mut one = Client::with_tls(false, false, 1 << 20, Ok(run.clone()));
-    let mut two = Client::with_tls(false, false, 1 << 20, Ok(run));
+    let mut one = Client::with_tls(false, 1 << 20, Ok(run.clone()));
+    let mut two = Client::with_tls(false, 1 << 20, Ok(run));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let timeout = Duration::from_secs(10);
     for user in [1, 1, 2] {
         let client = if user == 1 { &mut one } else { &mut two };
-        let ex = rt.block_on(client.execute(&get(&server.url("/close")), timeout, true));
+        let ex = rt.block_on(client.execute(&get(&server.url("/close")), timeout, true, true));
         assert_ok(&ex);
         assert!(ex.connect > Duration::ZERO, "the server closed the connection: each request opens one");
     }
@@ -452,7 +452,7 @@ fn unusable_tls_settings_fail_https_requests_only() {
     let settings = TlsSettings { ca: Some(junk), ..Default::default() };
     let e = tls_config(&settings).expect_err("a CA file without a certificate");
     assert!(e.to_string().contains("junk.pem"), "{e}");
-    let mut client = Client::with_tls(false, false, 1 << 20, Err(e));
+    let mut client = Client::with_tls(false, 1 << 20, Err(e));
     let ex = fetch(&mut client, "https://127.0.0.1:9/ok");
     assert_tls_failure(&ex, "TLS settings cannot be used: tls.ca: `");
     assert_eq!(ex.connect, Duration::ZERO, "nothing was connected");

@@ -222,6 +222,9 @@ pub struct RequestStep {
     pub body: Body,
     /// Overrides `defaults.timeout`.
     pub timeout: Duration,
+    /// Whether 3xx redirects are followed within the sample (`defaults.follow_redirects` unless the
+    /// request says).
+    pub follow_redirects: bool,
     /// Checks on the response.
     pub asserts: Vec<Assertion>,
     /// Values captured from the response into the user's variables.

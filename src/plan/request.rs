@@ -16,8 +16,19 @@ use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::template::Tpl;
 
-pub(super) const REQUEST_KEYS: &[&str] =
-    &["method", "url", "query", "headers", "form", "multipart", "json", "body", "content_type", "timeout"];
+pub(super) const REQUEST_KEYS: &[&str] = &[
+    "method",
+    "url",
+    "query",
+    "headers",
+    "form",
+    "multipart",
+    "json",
+    "body",
+    "content_type",
+    "timeout",
+    "follow_redirects",
+];
 pub(super) const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
 pub(super) const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
 pub(super) const ASSERT_KEYS: &[&str] = &[
@@ -63,6 +74,10 @@ pub fn request_step(
         Some(t) => cx.duration(t, "timeout"),
         None => Some(defaults.timeout),
     };
+    let follow_redirects = match f.get("follow_redirects") {
+        Some(r) => cx.boolean(r, "follow_redirects"),
+        None => Some(defaults.follow_redirects),
+    };
     let asserts = match asserts {
         Some(a) => assertions(cx, a, names),
         None => Some(Vec::new()),
@@ -73,6 +88,7 @@ pub fn request_step(
     };
     let (method, url, query, own_headers, body, timeout, asserts, extract) =
         (method?, url?, query?, own_headers?, body?, timeout?, asserts?, extract?);
+    let follow_redirects = follow_redirects?;
     if let Some(ct) = own_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
         check_content_type(cx, &f, &body, ct);
     }
@@ -83,7 +99,19 @@ pub fn request_step(
         .cloned()
         .collect();
     headers.extend(own_headers);
-    Some(RequestStep { name, span: step.span, method, url, query, headers, body, timeout, asserts, extract })
+    Some(RequestStep {
+        name,
+        span: step.span,
+        method,
+        url,
+        query,
+        headers,
+        body,
+        timeout,
+        follow_redirects,
+        asserts,
+        extract,
+    })
 }
 
 fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {

@@ -106,7 +106,6 @@ impl VirtualUser {
             scope,
             client: Client::with_tls(
                 graph.defaults.cookies,
-                graph.defaults.follow_redirects,
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
                 super::http::shared_tls_config(&graph.defaults.tls),
             ),
@@ -248,12 +247,12 @@ impl VirtualUser {
                 return sample;
             }
         };
-        let ex = self.client.execute(&wire, step.timeout, node.needs_body).await;
+        let mut ex = self.client.execute(&wire, step.timeout, node.needs_body, step.follow_redirects).await;
         let mut sample = new_sample(&self.thread);
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
-        sample.url = Some(wire.target.url);
+        sample.url = Some(ex.final_url.take().unwrap_or(wire.target.url));
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;

@@ -260,6 +260,11 @@ fn request_key(key: &str) -> Option<Value> {
         ),
         "content_type" => prop("The Content-Type of `body` (only with `body`).", json!(["text/xml"]), text()),
         "timeout" => prop("This request's timeout, instead of defaults.timeout.", json!(["30s"]), duration()),
+        "follow_redirects" => prop(
+            "Follow 3xx redirects for this request, instead of defaults.follow_redirects.",
+            json!([false]),
+            json!({ "type": "boolean" }),
+        ),
         _ => return None,
     })
 }

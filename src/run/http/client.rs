@@ -51,6 +51,8 @@ pub struct Exchange {
     pub bytes: u64,
     /// Wire bytes sent (likewise).
     pub sent: u64,
+    /// The URL of the last request sent, when redirects were followed (JMeter's URL column shows it).
+    pub final_url: Option<String>,
 }
 
 /// What came back.
@@ -132,7 +134,6 @@ pub struct Client {
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
-    follow_redirects: bool,
     body_limit: usize,
     tls: TlsSource,
     timer: Deadline,
@@ -140,13 +141,12 @@ pub struct Client {
 
 impl Client {
     /// A client with default TLS settings; `cookies` gives it a cookie jar of its own.
-    pub fn new(cookies: bool, follow_redirects: bool, body_limit: usize) -> Self {
+    pub fn new(cookies: bool, body_limit: usize) -> Self {
         Self {
             conn: None,
             parked: Vec::new(),
             live: None,
             jar: cookies.then(CookieStore::default),
-            follow_redirects,
             body_limit,
             tls: TlsSource::Default,
             timer: Deadline::default(),
@@ -156,17 +156,12 @@ impl Client {
     /// A client whose https connections use `tls`: the run's one configuration, from
     /// [`shared_tls_config`](super::shared_tls_config) or [`tls_config`](super::tls_config). When the run's
     /// settings could not be used, every https request is a failed sample that says why.
-    pub fn with_tls(
-        cookies: bool,
-        follow_redirects: bool,
-        body_limit: usize,
-        tls: Result<Arc<ClientConfig>, TlsError>,
-    ) -> Self {
+    pub fn with_tls(cookies: bool, body_limit: usize, tls: Result<Arc<ClientConfig>, TlsError>) -> Self {
         let tls = match tls {
             Ok(config) => TlsSource::Run(config),
             Err(e) => TlsSource::Unusable(format!("TLS settings cannot be used: {e}")),
         };
-        Self { tls, ..Self::new(cookies, follow_redirects, body_limit) }
+        Self { tls, ..Self::new(cookies, body_limit) }
     }
 
     /// The Cookie header value for a URL, from this user's jar.
@@ -192,8 +187,14 @@ impl Client {
         self.live = None;
     }
 
-    /// Sends a request (following redirects when enabled) within `timeout`, measuring everything.
-    pub async fn execute(&mut self, original: &WireRequest, timeout: Duration, keep_body: bool) -> Exchange {
+    /// Sends a request (following redirects when `follow_redirects`) within `timeout`, measuring everything.
+    pub async fn execute(
+        &mut self,
+        original: &WireRequest,
+        timeout: Duration,
+        keep_body: bool,
+        follow_redirects: bool,
+    ) -> Exchange {
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
         let mut ex = Exchange {
@@ -204,6 +205,7 @@ impl Client {
             connect: Duration::ZERO,
             bytes: 0,
             sent: 0,
+            final_url: None,
         };
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
@@ -241,7 +243,7 @@ impl Client {
             };
             self.store_cookies(&req.target, &resp.headers);
             // Where a followed redirect points; looked up only then (a header lookup hashes the name).
-            let location = (self.follow_redirects && is_redirect(resp.status))
+            let location = (follow_redirects && is_redirect(resp.status))
                 .then(|| resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned))
                 .flatten();
             match location {
@@ -262,6 +264,7 @@ impl Client {
                 }
             }
         }
+        ex.final_url = next.map(|r| r.target.url);
         let end = Instant::now();
         ex.elapsed = end - start;
         ex.latency = first_byte.unwrap_or(end).saturating_duration_since(start);
