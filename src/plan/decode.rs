@@ -96,6 +96,28 @@ impl<'s> Ctx<'s> {
         );
     }
 
+    /// Refuses template syntax in `text`, a string planrun uses as written (a key, a compared value): it would
+    /// be sent or compared with its braces, silently. False when refused.
+    pub fn literal(&mut self, span: crate::source::Span, text: &str, what: &str, hint: &str) -> bool {
+        if !(text.contains("{{") || text.contains("{%")) {
+            return true;
+        }
+        self.error(
+            Diagnostic::new(
+                span,
+                format!("{what} is not a template: `{text}` would be used as written, braces and all"),
+            )
+            .hint(hint.to_string()),
+        );
+        false
+    }
+
+    /// A string used as written, never rendered: template syntax in it is refused (see [`Ctx::literal`]).
+    pub fn literal_string(&mut self, node: &Node, what: &str, hint: &str) -> Option<String> {
+        let s = self.string(node, what)?;
+        self.literal(node.span, &s, what, hint).then_some(s)
+    }
+
     /// A plain string (numbers and booleans are taken as their text).
     pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
         match node.scalar_text() {

@@ -29,6 +29,8 @@ pub(super) const REQUEST_KEYS: &[&str] = &[
     "timeout",
     "follow_redirects",
 ];
+const KEY_HINT: &str = "names are written as they are sent; only values are templates (docs/plan.md, Templates)";
+const CMP_HINT: &str = "assertion values are compared as written; to compare with a rendered value use `expr:`, e.g. expr: \"{{ username in response.body }}\"";
 pub(super) const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
 pub(super) const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
 pub(super) const ASSERT_KEYS: &[&str] = &[
@@ -67,7 +69,7 @@ pub fn request_step(
             cx.error(Diagnostic::new(node.span, problem.0).hint(problem.1));
         }
     }
-    let query = f.get("query").map(|q| pairs(cx, q, "query", names)).unwrap_or(Some(Vec::new()));
+    let query = f.get("query").map(|q| named_pairs(cx, q, "query", names)).unwrap_or(Some(Vec::new()));
     let own_headers = f.get("headers").map(|h| headers(cx, h, names)).unwrap_or(Some(Vec::new()));
     let body = body(cx, &f, names);
     let timeout = match f.get("timeout") {
@@ -162,6 +164,17 @@ pub fn pairs(cx: &mut Ctx, node: &Node, what: &str, names: &Names) -> Option<Vec
     ok.then_some(out)
 }
 
+/// Query or form pairs, whose names are sent as written.
+fn named_pairs(cx: &mut Ctx, node: &Node, what: &str, names: &Names) -> Option<Vec<(String, Tpl)>> {
+    let literal_names = node
+        .as_map()
+        .map(|m| {
+            m.iter().fold(true, |ok, (k, _)| cx.literal(k.span, &k.name, &format!("a {what} name"), KEY_HINT) && ok)
+        })
+        .unwrap_or(true);
+    pairs(cx, node, what, names).filter(|_| literal_names)
+}
+
 fn body(cx: &mut Ctx, f: &Fields, names: &Names) -> Option<Body> {
     let given: Vec<&str> = BODY_KINDS.iter().copied().filter(|k| f.get(k).is_some()).collect();
     if given.len() > 1 {
@@ -185,7 +198,7 @@ fn body(cx: &mut Ctx, f: &Fields, names: &Names) -> Option<Body> {
     let Some(kind) = given.first() else { return Some(Body::None) };
     let node = f.get(kind)?;
     match *kind {
-        "form" => pairs(cx, node, "form", names).map(Body::Form),
+        "form" => named_pairs(cx, node, "form", names).map(Body::Form),
         "multipart" => multipart(cx, node, names).map(Body::Multipart),
         "json" => json(cx, node, names).map(Body::Json),
         _ => {
@@ -207,6 +220,7 @@ fn multipart(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Part>> {
     let mut parts = Vec::new();
     let mut ok = true;
     for (k, v) in map {
+        ok &= cx.literal(k.span, &k.name, "a multipart field name", KEY_HINT);
         let part = match &v.value {
             Value::Map(_) => file_part(cx, k.name.clone(), v),
             _ => cx.template_node(v, "multipart field", names).map(|value| Part::Text { name: k.name.clone(), value }),
@@ -272,7 +286,13 @@ fn json(cx: &mut Ctx, node: &Node, names: &Names) -> Option<JsonTpl> {
             JsonTpl::Array(out.into_iter().collect::<Option<Vec<_>>>()?)
         }
         Value::Map(entries) => {
-            let out: Vec<_> = entries.iter().map(|(k, v)| json(cx, v, names).map(|j| (k.name.clone(), j))).collect();
+            let out: Vec<_> = entries
+                .iter()
+                .map(|(k, v)| {
+                    let key = cx.literal(k.span, &k.name, "a json key", KEY_HINT);
+                    json(cx, v, names).filter(|_| key).map(|j| (k.name.clone(), j))
+                })
+                .collect();
             JsonTpl::Object(out.into_iter().collect::<Option<Vec<_>>>()?)
         }
     })
@@ -334,8 +354,8 @@ fn assertions(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Assertion>
         }
         let check = match key.name.as_str() {
             "status" => status(cx, value).map(Check::Status),
-            "body_contains" => cx.string(value, "body_contains").map(Check::BodyContains),
-            "body_not_contains" => cx.string(value, "body_not_contains").map(Check::BodyNotContains),
+            "body_contains" => cx.literal_string(value, "body_contains", CMP_HINT).map(Check::BodyContains),
+            "body_not_contains" => cx.literal_string(value, "body_not_contains", CMP_HINT).map(Check::BodyNotContains),
             "body_matches" => cx.regex(value, "body_matches").map(Check::BodyMatches),
             "max_ms" => match &value.value {
                 Value::Str(_) => cx.duration(value, "max_ms").map(|d: Duration| Check::MaxMs(d.as_millis() as u64)),
@@ -405,6 +425,9 @@ fn json_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
     let f = cx.fields(node, "jsonpath assertion", &["path", "equals", "exists", "matches"])?;
     let (text, path) = cx.require(&f, "path").and_then(|p| json_path(cx, p, "path"))?;
     let expect = if let Some(e) = f.get("equals") {
+        if !literal_json(cx, e) {
+            return None;
+        }
         JsonExpect::Equals(json_constant(e))
     } else if let Some(e) = f.get("exists") {
         JsonExpect::Exists(cx.boolean(e, "exists")?)
@@ -414,6 +437,26 @@ fn json_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
         JsonExpect::Exists(true)
     };
     Some(Check::JsonPath { text, path, expect })
+}
+
+/// Refuses template syntax anywhere in a constant compared as written; false when refused.
+fn literal_json(cx: &mut Ctx, node: &Node) -> bool {
+    match &node.value {
+        Value::Str(s) => cx.literal(node.span, s, "jsonpath `equals`", CMP_HINT),
+        Value::Seq(items) => {
+            // Every item is checked, so every offending one is reported.
+            let mut ok = true;
+            for i in items {
+                ok &= literal_json(cx, i);
+            }
+            ok
+        }
+        Value::Map(entries) => entries.iter().fold(true, |ok, (k, v)| {
+            let key = cx.literal(k.span, &k.name, "jsonpath `equals`", CMP_HINT);
+            literal_json(cx, v) && key && ok
+        }),
+        _ => true,
+    }
 }
 
 fn json_constant(node: &Node) -> serde_json::Value {
@@ -432,7 +475,7 @@ fn header_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
     let f = cx.fields(node, "header assertion", &["name", "equals", "matches", "exists"])?;
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"))?;
     let expect = if let Some(e) = f.get("equals") {
-        TextExpect::Equals(cx.string(e, "equals")?)
+        TextExpect::Equals(cx.literal_string(e, "header `equals`", CMP_HINT)?)
     } else if let Some(m) = f.get("matches") {
         TextExpect::Matches(cx.regex(m, "matches")?)
     } else if let Some(e) = f.get("exists") {
