@@ -23,6 +23,8 @@ pub struct Ctx<'s> {
     pub templates: Templates,
     /// The scope for values rendered at load time (properties, counts, durations).
     pub load_scope: Arc<Scope>,
+    /// Each data set's columns, so a template that reads `set.column` is checked against them.
+    pub columns: std::collections::HashMap<String, Vec<Arc<str>>>,
 }
 
 /// The entries of a mapping, already checked against the keys allowed there.
@@ -278,6 +280,7 @@ impl<'s> Ctx<'s> {
                         self.error(Diagnostic::new(span, format!("unknown name `{name}` in template")).hint(hint));
                     }
                 }
+                ok &= self.check_columns(node, text, &tpl);
                 for (at, filter) in filters_used(text) {
                     if !KNOWN_FILTERS.contains(&filter.as_str()) {
                         ok = false;
@@ -298,6 +301,32 @@ impl<'s> Ctx<'s> {
                 None
             }
         }
+    }
+
+    /// Checks every `set.column` a template reads against the data set's columns; false on a miss.
+    fn check_columns(&mut self, node: &Node, text: &str, tpl: &Tpl) -> bool {
+        if self.columns.is_empty() {
+            return true;
+        }
+        let mut ok = true;
+        for path in self.templates.attributes_read(tpl) {
+            let mut parts = path.split('.');
+            let (Some(set), Some(column)) = (parts.next(), parts.next()) else { continue };
+            let Some(columns) = self.columns.get(set) else { continue };
+            if columns.iter().any(|c| &**c == column) {
+                continue;
+            }
+            ok = false;
+            let written = format!("{set}.{column}");
+            let at = text.find(&written).unwrap_or(0);
+            let span = self.span_in(node, text, at).with_len(written.chars().count() as u32);
+            let hint = match did_you_mean(column, columns.iter().map(|c| &**c)) {
+                Some(near) => format!("did you mean `{set}.{near}`?"),
+                None => format!("its columns: {}", columns.iter().map(|c| &**c).collect::<Vec<_>>().join(", ")),
+            };
+            self.error(Diagnostic::new(span, format!("data set `{set}` has no column `{column}`")).hint(hint));
+        }
+        ok
     }
 
     /// "Did you mean" for a name a template cannot read, or the names it can. Past [`MANY_NAMES`] (a plan

@@ -62,6 +62,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         diags: Diagnostics::default(),
         templates: Templates::new(),
         load_scope: Scope::load_time(shared, seed),
+        columns: Default::default(),
     };
     let Some(f) = cx.fields(root, "plan", PLAN_KEYS) else {
         return Err(cx.diags);
@@ -93,6 +94,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     };
     for set in data.iter().flatten() {
         names.insert(set.name.to_string());
+        cx.columns.insert(set.name.to_string(), set.columns.clone());
     }
     super::steps::bound_names(root, &mut names);
     let thresholds = match f.get("thresholds") {
@@ -158,6 +160,7 @@ pub(super) fn stub_text(
         diags: Diagnostics::default(),
         templates: Templates::new(),
         load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
+        columns: Default::default(),
     };
     let opts = LoadOptions { overrides: overrides.to_vec(), ..LoadOptions::default() };
     let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);

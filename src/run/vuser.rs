@@ -241,7 +241,8 @@ impl VirtualUser {
             Ok(w) => w,
             Err(e) => {
                 let mut sample = new_sample(&self.thread);
-                sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message: e.0 };
+                let message = format!("{} (request of step `{}`, plan line {})", e.0, step.name, step.span.line);
+                sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message };
                 self.stamp_threads(&mut sample);
                 self.masks.apply_to(&mut sample);
                 return sample;

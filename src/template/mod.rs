@@ -127,7 +127,18 @@ impl Templates {
             }
         }
         let tmpl = self.env.get_template(&tpl.name).map_err(to_error)?;
-        tmpl.render(minijinja::Value::from_dyn_object(scope.clone())).map_err(to_error)
+        tmpl.render(minijinja::Value::from_dyn_object(scope.clone())).map_err(|e| naming(to_error(e), &tpl.source))
+    }
+
+    /// The dotted paths a template reads (`users.name`), for checks at load time; none for plain text.
+    pub fn attributes_read(&self, tpl: &Tpl) -> Vec<String> {
+        if tpl.literal.is_some() {
+            return Vec::new();
+        }
+        match self.env.get_template(&tpl.name) {
+            Ok(t) => t.undeclared_variables(true).into_iter().collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Names of the functions templates can call, planrun's and minijinja's, for "did you mean".
@@ -140,6 +151,18 @@ impl Default for Templates {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Names the part of `source` an error is about (`undefined value in `users.usernmae``), when minijinja
+/// says which: a run-time message that says only "undefined value" leaves the user to guess.
+fn naming(mut e: TemplateError, source: &str) -> TemplateError {
+    if let Some(part) = e.range.clone().and_then(|r| source.get(r)).map(str::trim).filter(|p| !p.is_empty()) {
+        if e.message.contains(&format!("`{part}`")) {
+            return e;
+        }
+        e.message = format!("{} in `{part}`", e.message);
+    }
+    e
 }
 
 fn to_error(e: minijinja::Error) -> TemplateError {
