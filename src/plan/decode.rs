@@ -131,10 +131,25 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    /// A boolean.
+    /// A boolean: `true`/`false`, or a string rendered at load time to one of them (`"{{ props.cookies }}"`,
+    /// so `-D cookies=false` works).
     pub fn boolean(&mut self, node: &Node, what: &str) -> Option<bool> {
         match &node.value {
             Value::Bool(b) => Some(*b),
+            Value::Str(_) => {
+                let text = self.load_time_text(node, what)?;
+                match text.trim() {
+                    "true" | "True" => Some(true),
+                    "false" | "False" => Some(false),
+                    other => {
+                        self.error(
+                            Diagnostic::new(node.span, format!("{what} must be true or false, got `{other}`"))
+                                .expected("true or false"),
+                        );
+                        None
+                    }
+                }
+            }
             _ => {
                 self.type_error(node, &format!("{what}: true or false"));
                 None

@@ -203,6 +203,37 @@ pub enum Step {
     Random(Vec<(u32, Vec<Step>)>),
 }
 
+impl Step {
+    /// Calls `f` on every step of `steps`, those inside blocks included, parents before their children.
+    pub fn walk<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
+        for step in steps {
+            f(step);
+            match step {
+                Step::Request(_) | Step::Think(_) => {}
+                Step::Transaction { steps, .. }
+                | Step::Loop { steps, .. }
+                | Step::While { steps, .. }
+                | Step::ForEach { steps, .. }
+                | Step::Once(steps) => Self::walk(steps, f),
+                Step::If { then, otherwise, .. } => {
+                    Self::walk(then, f);
+                    Self::walk(otherwise, f);
+                }
+                Step::Random(branches) => branches.iter().for_each(|(_, steps)| Self::walk(steps, f)),
+            }
+        }
+    }
+
+    /// The label this step's samples have, if it records any (a request or a transaction).
+    pub fn label(&self) -> Option<&Arc<str>> {
+        match self {
+            Step::Request(r) => Some(&r.name),
+            Step::Transaction { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+}
+
 /// A request step.
 #[derive(Debug)]
 pub struct RequestStep {

@@ -412,13 +412,40 @@ fn json_path(cx: &mut Ctx, node: &Node, what: &str) -> Option<(String, Box<serde
     match serde_json_path::JsonPath::parse(&text) {
         Ok(p) => Some((text, Box::new(p))),
         Err(e) => {
-            cx.error(
-                Diagnostic::new(node.span, format!("{what}: invalid JSONPath: {e}"))
-                    .hint("JSONPath as in RFC 9535, e.g. $.items[0].id"),
-            );
+            // JMeter's JSONPath accepts `$.headers.Content-Type`; RFC 9535 wants such a name in brackets.
+            let hint = match bracketed_names(&text).filter(|b| serde_json_path::JsonPath::parse(b).is_ok()) {
+                Some(fixed) => format!("a name with `-` or other punctuation goes in brackets: `{fixed}`"),
+                None => "JSONPath as in RFC 9535, e.g. $.items[0].id".to_string(),
+            };
+            cx.error(Diagnostic::new(node.span, format!("{what}: invalid JSONPath: {e}")).hint(hint));
             None
         }
     }
+}
+
+/// `path` with each dotted name that RFC 9535 does not allow after a dot (`.Content-Type`) written in brackets
+/// (`['Content-Type']`); None when there is none.
+fn bracketed_names(path: &str) -> Option<String> {
+    let mut out = String::with_capacity(path.len() + 8);
+    let mut changed = false;
+    let mut rest = path;
+    while let Some(dot) = rest.find('.') {
+        out.push_str(&rest[..dot]);
+        let after = &rest[dot + 1..];
+        let end = after.find(['.', '[']).unwrap_or(after.len());
+        let name = &after[..end];
+        let plain = name.chars().all(|c| c.is_alphanumeric() || c == '_') || name == "*" || name.is_empty();
+        if plain || name.contains('\'') {
+            out.push('.');
+            out.push_str(name);
+        } else {
+            out.push_str(&format!("['{name}']"));
+            changed = true;
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 fn json_check(cx: &mut Ctx, node: &Node) -> Option<Check> {

@@ -6,11 +6,11 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Phase, Plan, Secrets, Think, ThreadGroup, TlsSettings};
+use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
 use super::{bounds, load, LoadOptions};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
 use crate::source::{Source, Span};
 use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
@@ -49,6 +49,25 @@ pub(super) const GROUP_KEYS: &[&str] = &[
 pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Validates a parsed plan.
+/// A threshold on a label that no step has would pass or fail on nothing: a plan error, with did-you-mean.
+fn thresholds_on_known_labels(cx: &mut Ctx, thresholds: &[Threshold], groups: &[ThreadGroup]) {
+    let mut labels: Vec<&str> = Vec::new();
+    for g in groups {
+        Step::walk(&g.steps, &mut |s| labels.extend(s.label().map(|l| &**l)));
+    }
+    for t in thresholds {
+        let Some(label) = t.label.as_deref() else { continue };
+        if labels.contains(&label) {
+            continue;
+        }
+        let hint = match did_you_mean(label, labels.iter().copied()) {
+            Some(near) => format!("did you mean `{near}`?"),
+            None => "a threshold's label is a request's or a transaction's `name`".to_string(),
+        };
+        cx.error(Diagnostic::new(t.span, format!("threshold on `{label}`, which no step has")).hint(hint));
+    }
+}
+
 pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan, Diagnostics> {
     let mut seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
     let mut seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
@@ -116,6 +135,9 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         }
         _ => None,
     };
+    if let (Some(thresholds), Some(groups)) = (&thresholds, &groups) {
+        thresholds_on_known_labels(&mut cx, thresholds, groups);
+    }
     if let (Some(variables), Some(groups)) = (&variables, &groups) {
         super::secret::check_variables(&mut cx, variables, &secret_variables, &shared, seed, groups);
     }
