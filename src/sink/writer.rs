@@ -18,8 +18,9 @@ pub(super) type Batch = Arc<Vec<Sample>>;
 /// Batches queued for an output's thread; when they are all waiting, the drain waits.
 const QUEUE: usize = 8;
 
-/// Hands emptied batch buffers back to the drain, which reuses them: the thread that drops a batch last
-/// sends it (and frees its samples there, off the runtime).
+/// Hands batch buffers back to the drain, which empties and reuses them: whoever drops a batch last sends
+/// it. The samples are freed on the runtime, where they were made, so the allocator reuses their memory
+/// there as it did before the writers had threads.
 #[derive(Clone)]
 pub(super) struct Recycle(std::sync::mpsc::Sender<Vec<Sample>>);
 
@@ -30,10 +31,9 @@ impl Recycle {
         (Recycle(tx), rx)
     }
 
-    /// Drops this reference to `batch`; the last one empties it and sends the buffer back.
+    /// Drops this reference to `batch`; the last one sends the buffer back.
     pub fn give(&self, batch: Batch) {
-        if let Some(mut buffer) = Arc::into_inner(batch) {
-            buffer.clear();
+        if let Some(buffer) = Arc::into_inner(batch) {
             let _ = self.0.send(buffer);
         }
     }
