@@ -121,9 +121,9 @@ hyper HTTP/1 connection: Dispatcher::poll_catch\t^hyper::proto::h1::dispatch::Di
   socket receive: recv(2)\t^__x64_sys_recvfrom$
   response head parse (httparse + hyper)\tHttp1Transaction>::parse$
 sample sink task: sink::drain\t^planrun::sink::drain::drain::
-  JTL sink: JtlSink::write\tJtlSink<W> as planrun::sink::Sink>::write$
-    of which write(2) syscalls\t^__GI___libc_write$
   statistics: Stats::record\t^planrun::sink::stats::Stats::record$
+JTL writer thread: JtlSink::write\tJtlSink<W> as planrun::sink::Sink>::write$
+  of which write(2) syscalls\t^__GI___libc_write$
 runtime park: epoll_wait(2)\t^__x64_sys_epoll_wait$
 malloc + free (self time)\t^(_int_malloc|_int_free|malloc|cfree@GLIBC_2.2.5|malloc_consolidate|__libc_malloc|free|realloc|_int_realloc)$
 memcpy (self time)\t^__mem(move|cpy)_

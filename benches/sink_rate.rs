@@ -43,13 +43,14 @@ fn main() {
     runtime.block_on(async {
         let jtl: Box<dyn Sink> = Box::new(JtlSink::create(&path).expect("create the JTL"));
         let (tx, rx) = tokio::sync::mpsc::channel(16 * 1024);
-        let sink = tokio::spawn(drain(rx, SinkSet::new(vec![jtl])));
+        let (_hurry, never) = tokio::sync::watch::channel(false);
+        let sink = tokio::spawn(drain(rx, SinkSet::new(vec![jtl]), never));
         for s in samples {
             tx.send(s).await.expect("the sink is running");
         }
         drop(tx);
-        let (_, result) = sink.await.expect("the sink finished");
-        result.expect("rows written");
+        let drained = sink.await.expect("the sink finished");
+        assert!(drained.outputs.iter().all(|o| o.error.is_none() && o.unwritten() == 0), "rows written");
     });
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu_before;

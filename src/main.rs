@@ -1,5 +1,7 @@
 //! The `planrun` binary: builds the runtime, parses the command line, maps the outcome to an exit code.
 
+use std::io::Write;
+
 use clap::Parser;
 use planrun::cli::{self, Cli};
 
@@ -16,7 +18,8 @@ fn main() {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
+            // Nothing more can be done when stderr is gone too.
+            let _ = writeln!(std::io::stderr(), "error: cannot start the runtime: {e}");
             std::process::exit(cli::exit::ABORTED);
         }
     };

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::args::CompareArgs;
 use super::exit;
+use super::print::{errln, out};
 use crate::report::compare::{compare as compare_sides, Side};
 use crate::report::html::compare_html;
 use crate::report::summary_json::write_file;
@@ -13,18 +14,18 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     let (side_a, side_b) = match (Side::load(&a.a), Side::load(&a.b)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::BAD_INPUT;
         }
     };
     let comparison = compare_sides(&side_a, &side_b);
-    print!("{}", comparison.render_text());
+    out!("{}", comparison.render_text());
     let json = || serde_json::to_string_pretty(&comparison).expect("a comparison always serializes") + "\n";
     let outputs = [(a.html.as_deref(), compare_html(&comparison)), (a.json.as_deref(), json())];
     for (path, text) in outputs {
         if let Some(path) = path {
             if let Err(e) = write(path, &text) {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 return exit::ABORTED;
             }
         }
@@ -33,13 +34,16 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     let regressions = comparison.regressions(a.metric, max_pct);
     let metric = a.metric.name();
     for r in &regressions {
-        eprintln!(
+        errln!(
             "planrun: {}: {metric} got {:.1}% worse ({:.2} -> {:.2}), more than the {max_pct}% allowed",
-            r.label, r.worse_pct, r.a, r.b
+            r.label,
+            r.worse_pct,
+            r.a,
+            r.b
         );
     }
     if regressions.is_empty() {
-        eprintln!("planrun: no label's {metric} got worse by more than {max_pct}%");
+        errln!("planrun: no label's {metric} got worse by more than {max_pct}%");
         exit::OK
     } else {
         exit::THRESHOLD_FAILED

@@ -1,4 +1,4 @@
-//! Exit codes: the contract in design.md.
+//! Exit codes: the contract in README.md ("Commands") and docs/results.md.
 
 /// The run completed and every threshold held.
 pub const OK: i32 = 0;
@@ -6,13 +6,17 @@ pub const OK: i32 = 0;
 pub const THRESHOLD_FAILED: i32 = 1;
 /// The plan or the command line is wrong; nothing was sent.
 pub const BAD_INPUT: i32 = 2;
-/// The run could not start or was aborted (results could not be written, the stub could not listen).
+/// The run could not start, or its results could not all be written (an output failed, the stub could not
+/// listen, the summary JSON or report could not be written).
 pub const ABORTED: i32 = 3;
 /// The run completed, but planrun failed inside some samples (a bug, caught: each is a failed sample
 /// with responseCode `Non HTTP response code: Internal`). Results are complete; thresholds were not judged
 /// on them alone.
 pub const INTERNAL_ERROR: i32 = 4;
-/// Interrupted by Ctrl-C (SIGINT); results flushed, summary printed.
+/// Stopped by SIGHUP (the terminal closed), 128 + 1; results written, summary printed. Under `nohup`
+/// SIGHUP stays ignored and the run goes on.
+pub const HANGUP: i32 = 129;
+/// Interrupted by Ctrl-C (SIGINT), 128 + 2; results written, summary printed.
 pub const INTERRUPTED: i32 = 130;
-/// Stopped by SIGTERM; results flushed, summary printed.
+/// Stopped by SIGTERM, 128 + 15; results written, summary printed.
 pub const TERMINATED: i32 = 143;

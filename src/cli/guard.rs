@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::exit;
+use super::print::errln;
 use crate::plan::model::Threshold;
 use crate::report::thresholds::evaluate;
 use crate::sample::Sample;
@@ -54,7 +55,7 @@ impl Guard {
 
     fn abort(&self, code: i32, why: &str) {
         if self.aborted.0.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-            eprintln!("\nplanrun: {why}; stopping the run");
+            errln!("\nplanrun: {why}; stopping the run");
             let _ = self.stop.send(true);
         }
     }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::print::errln;
 use crate::compile::{Graph, StepNode};
 use crate::sample::{Outcome, Sample};
 use crate::sink::stats::Stats;
@@ -87,7 +88,7 @@ fn planned(graph: &Graph) -> Planned {
     for g in &graph.groups {
         let (Some(loops), true) = (g.loops, flat(&g.steps)) else { return Planned::Unknown };
         let requests = g.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count() as u64;
-        total += u64::from(g.threads) * loops * requests;
+        total = total.saturating_add(u64::from(g.threads).saturating_mul(loops).saturating_mul(requests));
     }
     Planned::Requests(total)
 }
@@ -107,7 +108,7 @@ impl Observer for Progress {
         let line = self.line(stats, since.as_secs_f64());
         match &self.bar {
             Some(bar) => bar.set_message(line),
-            None => eprintln!("planrun: {line}"),
+            None => errln!("planrun: {line}"),
         }
         self.last = Instant::now();
         self.window_count = 0;
@@ -116,6 +117,13 @@ impl Observer for Progress {
     }
 
     fn sink_failed(&mut self, _error: &SinkError) {}
+
+    fn writing(&mut self) {
+        match &self.bar {
+            Some(bar) => bar.set_message("writing results..."),
+            None => errln!("planrun: writing results..."),
+        }
+    }
 
     fn finish(&mut self, _stats: &Stats) {
         if let Some(bar) = self.bar.take() {

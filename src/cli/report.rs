@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::args::ReportArgs;
 use super::exit;
+use super::print::{errln, outln};
 use crate::report::analysis::{Analysis, ReportData};
 use crate::report::html::report_html;
 use crate::report::results::{ResultsError, ResultsReader};
@@ -16,13 +17,13 @@ pub(super) fn report(a: ReportArgs) -> i32 {
     let analysis = match read(&a.results) {
         Ok(analysis) => analysis,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::BAD_INPUT;
         }
     };
     let data = analysis.data();
-    println!("{}", render_table(&data.summary.summary()));
-    eprintln!(
+    outln!("{}", render_table(&data.summary.summary()));
+    errln!(
         "planrun: {} samples read from {} ({})",
         data.summary.labels.iter().map(|r| r.samples).sum::<u64>(),
         data.source,
@@ -35,11 +36,11 @@ pub(super) fn report(a: ReportArgs) -> i32 {
     });
     match written {
         Ok(()) => {
-            eprintln!("planrun: report in {}", dir.join("index.html").display());
+            errln!("planrun: report in {}", dir.join("index.html").display());
             exit::OK
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             exit::ABORTED
         }
     }
@@ -79,7 +80,7 @@ pub(super) fn after_run(
     if let Some(dir) = report_dir {
         let data = read(jtl).map_err(|e| e.to_string())?.data();
         write_report(dir, &data)?;
-        eprintln!("planrun: report in {}", dir.join("index.html").display());
+        errln!("planrun: report in {}", dir.join("index.html").display());
     }
     Ok(())
 }

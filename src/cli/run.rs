@@ -1,21 +1,24 @@
 //! `planrun run PLAN` (and `planrun PLAN`): run the load, stream results, print the summary.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::sync::watch;
 
 use super::args::RunArgs;
 use super::guard::{Aborted, Guard};
+use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
+use crate::compile::Graph;
 use crate::pipeline::{load, LoadError, StubMode};
 use crate::plan::{LoadOptions, PlanError};
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
+use crate::run::RunResult;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
-use crate::sink::{Sink, SinkSet};
+use crate::sink::{Sink, SinkError, SinkSet, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
     let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
@@ -25,134 +28,188 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     };
     let graph = loaded.graph.clone();
     let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
-    let mut outputs: Vec<Box<dyn Sink>> = Vec::new();
-    match JtlSink::create(&jtl_path) {
-        Ok(s) => outputs.push(Box::new(s)),
+    if a.report.is_some() && std::fs::metadata(&jtl_path).is_ok_and(|m| !m.is_file()) {
+        errln!("error: --report reads the JTL back, so -o must be a regular file; {} is not", jtl_path.display());
+        return exit::BAD_INPUT;
+    }
+    let outputs = match open_outputs(&jtl_path, a.json.as_deref()) {
+        Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::ABORTED;
         }
-    }
-    if let Some(json) = &a.json {
-        match JsonlSink::create(json) {
-            Ok(s) => outputs.push(Box::new(s)),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::ABORTED;
-            }
-        }
-    }
+    };
     let peak: u64 = graph.groups.iter().map(|g| u64::from(g.threads)).sum();
     // The in-process stub holds the other end of every connection.
     let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
     if let Err(e) = crate::limits::ensure_open_files(sockets) {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return exit::ABORTED;
     }
     if !a.quiet {
         let threads = peak;
-        eprintln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
+        errln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
         if graph.seed_drawn {
-            eprintln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
+            errln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
         }
         if let Some(stub) = &loaded.stub {
-            eprintln!("planrun: stub listening on {}", stub.url());
+            errln!("planrun: stub listening on {}", stub.url());
         }
-        eprintln!("planrun: results -> {}", jtl_path.display());
+        errln!("planrun: results -> {}", jtl_path.display());
     }
     let (stop_tx, stop_rx) = watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
-    let stopped = signals::install(stop_tx.clone());
+    let (hurry_tx, hurry_rx) = watch::channel(false);
+    let stopped = signals::install(stop_tx.clone(), hurry_tx);
     let aborted = Aborted::default();
     let mut sinks = SinkSet::new(outputs);
     sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
     if !a.quiet {
         sinks.observers.push(Box::new(Progress::new(&graph)));
     }
-    let result = match crate::run::execute(Arc::clone(&graph), sinks, stop_rx).await {
+    let result = match crate::run::execute(Arc::clone(&graph), sinks, stop_rx, hurry_rx).await {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::ABORTED;
         }
     };
     if let Some(stub) = loaded.stub {
         stub.shutdown().await;
     }
-    let summary = result.sinks.stats.summary();
-    println!("{}", render_table(&summary));
-    eprintln!(
+    print_summary(&graph, &result, &jtl_path);
+    let verdicts = evaluate(&graph.thresholds, &result.stats.summary());
+    if !verdicts.is_empty() {
+        outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
+    }
+    let (summary_json, report) = (a.summary_json.as_deref(), a.report.as_deref());
+    let after = super::report::after_run(&result.stats, &jtl_path, summary_json, report);
+    if let Err(e) = &after {
+        errln!("error: {e}");
+    }
+    let outcome = Outcome {
+        results_lost: after.is_err() || report_outputs(&result),
+        signal: stopped.code().filter(|_| result.interrupted),
+        aborted: aborted.code(),
+        internal_errors: result.stats.summary().internal_errors() > 0,
+        threshold_failed: verdicts.iter().any(|v| !v.passed),
+    };
+    outcome.code()
+}
+
+/// How a run that went through ended, for its exit code.
+struct Outcome {
+    /// An output, the summary JSON or the report could not be written.
+    results_lost: bool,
+    /// The exit code of the signal that stopped the run.
+    signal: Option<i32>,
+    /// The exit code of an early stop by the run itself (an aborting threshold, a failed output).
+    aborted: Option<i32>,
+    /// planrun failed inside some samples (caught panics, each a failed `Internal` sample).
+    internal_errors: bool,
+    /// A threshold failed.
+    threshold_failed: bool,
+}
+
+impl Outcome {
+    /// The most telling code first: results lost (3), then the signal, the early stop, internal errors (4),
+    /// the thresholds.
+    fn code(&self) -> i32 {
+        if self.results_lost {
+            exit::ABORTED
+        } else if let Some(code) = self.signal.or(self.aborted) {
+            code
+        } else if self.internal_errors {
+            exit::INTERNAL_ERROR
+        } else if self.threshold_failed {
+            exit::THRESHOLD_FAILED
+        } else {
+            exit::OK
+        }
+    }
+}
+
+/// The JTL, and the JSON lines when asked for.
+fn open_outputs(jtl: &Path, json: Option<&Path>) -> Result<Vec<Box<dyn Sink>>, SinkError> {
+    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?)];
+    if let Some(json) = json {
+        outputs.push(Box::new(JsonlSink::create(json)?));
+    }
+    Ok(outputs)
+}
+
+/// The summary table and what else the run has to say.
+fn print_summary(graph: &Graph, result: &RunResult, jtl_path: &Path) {
+    let summary = result.stats.summary();
+    outln!("{}", render_table(&summary));
+    errln!(
         "planrun: {} samples in {:.1}s; results in {}",
         summary.total.samples,
         result.wall.as_secs_f64(),
         jtl_path.display()
     );
     if graph.seed_drawn {
-        eprintln!("planrun: seed {}", graph.seed);
+        errln!("planrun: seed {}", graph.seed);
     }
     if result.waited > 0 {
-        println!(
-            "Results writer fell behind: {} samples waited for it (users were slowed down; no sample was dropped)",
+        outln!(
+            "Results writer fell behind: {} samples waited for it (their users paused between requests; no time measured includes the wait)",
             result.waited
         );
     }
     let internal = summary.internal_errors();
     if internal > 0 {
-        println!(
+        outln!(
             "Internal errors: {internal} (planrun failed inside these samples: a bug, please report it with their \
              responseMessage; the run went on)"
         );
     }
     if let Some(why) = &result.data_stop {
-        eprintln!("planrun: the run stopped early: {why}");
+        errln!("planrun: the run stopped early: {why}");
     }
     for (g, dropped) in graph.groups.iter().zip(&result.dropped).filter(|(_, d)| **d > 0) {
-        println!(
+        outln!(
             "Dropped iterations: {dropped} in group `{}` (every one of its {} threads was busy; raise max_threads)",
-            g.name, g.threads
+            g.name,
+            g.threads
         );
     }
-    let verdicts = evaluate(&graph.thresholds, &summary);
-    if !verdicts.is_empty() {
-        println!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
+}
+
+/// Says which outputs failed or lack samples; true when one failed.
+fn report_outputs(result: &RunResult) -> bool {
+    let mut failed = false;
+    for out in &result.outputs {
+        if let Some(e) = &out.error {
+            errln!("error: {e}");
+            failed = true;
+        }
+        if out.unwritten() == 0 {
+            continue;
+        }
+        let why = if out.abandoned {
+            format!(" (the run stopped waiting for it {} s after the users were done)", GRACE.as_secs())
+        } else {
+            String::new()
+        };
+        errln!("planrun: {} of {} samples could not be written to {}{why}", out.unwritten(), out.samples, out.name);
     }
-    let (summary_json, report) = (a.summary_json.as_deref(), a.report.as_deref());
-    if let Err(e) = super::report::after_run(&result.sinks.stats, &jtl_path, summary_json, report) {
-        eprintln!("error: {e}");
-        return exit::ABORTED;
-    }
-    if let Some(e) = result.sink_error {
-        eprintln!("error: {e}");
-        return exit::ABORTED;
-    }
-    if let Some(code) = stopped.code().filter(|_| result.interrupted) {
-        return code;
-    }
-    if let Some(code) = aborted.code() {
-        return code;
-    }
-    if internal > 0 {
-        return exit::INTERNAL_ERROR;
-    }
-    if verdicts.iter().any(|v| !v.passed) {
-        return exit::THRESHOLD_FAILED;
-    }
-    exit::OK
+    failed
 }
 
 /// Prints why a plan cannot run and returns the exit code.
 pub(super) fn report_load_error(e: &LoadError) -> i32 {
     match e {
         LoadError::Plan(PlanError::Invalid { rendered, .. }) => {
-            eprint!("{rendered}");
+            err!("{rendered}");
             exit::BAD_INPUT
         }
         LoadError::Stub(crate::stub::StubError::Bind { .. }) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             exit::ABORTED
         }
         _ => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             exit::BAD_INPUT
         }
     }

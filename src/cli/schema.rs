@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::exit;
+use super::print::errln;
 
 pub(super) fn schema() -> i32 {
     let text = serde_json::to_string_pretty(&crate::plan::plan_schema()).expect("a JSON value always serializes");
@@ -12,7 +13,7 @@ pub(super) fn schema() -> i32 {
         // `planrun schema | head` closes the pipe early; that is not a failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            eprintln!("error: cannot write the schema: {e}");
+            errln!("error: cannot write the schema: {e}");
             exit::ABORTED
         }
     }

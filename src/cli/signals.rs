@@ -1,11 +1,17 @@
-//! Ctrl-C and SIGTERM: the first asks the run to stop and flush; a second exits at once.
+//! Ctrl-C, SIGTERM and SIGHUP: the first asks the run to stop, write its results (giving a stalled output
+//! a grace period, no more) and print its summary; a second exits at once.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::watch;
 
 use super::exit;
+use super::print::errln;
+
+/// How long a second signal waits for a write to a regular file under way, so no row is left half written.
+const LAST_WRITE: Duration = Duration::from_millis(500);
 
 /// Which signal stopped the run (0 = none).
 #[derive(Debug, Default, Clone)]
@@ -21,30 +27,36 @@ impl Stopped {
     }
 }
 
-/// Listens for SIGINT and SIGTERM; the first sets `stop`, a second exits the process (rows already
-/// written are complete lines: the JTL sink flushes whole batches).
-pub(super) fn install(stop: Arc<watch::Sender<bool>>) -> Stopped {
+/// Listens for SIGINT, SIGTERM and SIGHUP; the first sets `stop` and `hurry`, a second exits the process
+/// (rows already written are complete lines: each output writes whole batches, and the exit waits for a write
+/// under way).
+pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>) -> Stopped {
     let stopped = Stopped::default();
     let flag = stopped.0.clone();
+    let mut signals = Signals::new();
     tokio::spawn(async move {
-        let mut signals = Signals::new();
         loop {
             let code = signals.next().await;
             if flag.swap(code, Ordering::Relaxed) != 0 {
-                eprintln!("\nplanrun: stopping now");
+                errln!("\nplanrun: stopping now");
+                let _held = crate::sink::hold_writes(LAST_WRITE);
                 std::process::exit(code);
             }
-            eprintln!("\nplanrun: stopping: no new requests; waiting for those in flight (again to quit at once)");
+            errln!("\nplanrun: stopping: no new requests; waiting for those in flight (again to quit at once)");
             let _ = stop.send(true);
+            let _ = hurry.send(true);
         }
     });
     stopped
 }
 
-/// SIGINT and SIGTERM, registered once for the whole run.
+/// The signals, registered once for the whole run.
 struct Signals {
     #[cfg(unix)]
     streams: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+    /// None when SIGHUP was ignored when planrun started (`nohup`): it stays ignored.
+    #[cfg(unix)]
+    hangup: Option<tokio::signal::unix::Signal>,
 }
 
 impl Signals {
@@ -53,7 +65,8 @@ impl Signals {
         {
             use tokio::signal::unix::{signal, SignalKind};
             let streams = signal(SignalKind::interrupt()).ok().zip(signal(SignalKind::terminate()).ok());
-            Self { streams }
+            let hangup = if hangup_ignored() { None } else { signal(SignalKind::hangup()).ok() };
+            Self { streams, hangup }
         }
         #[cfg(not(unix))]
         Self {}
@@ -64,9 +77,16 @@ impl Signals {
         #[cfg(unix)]
         {
             let Some((int, term)) = self.streams.as_mut() else { return std::future::pending().await };
+            let hangup = async {
+                match self.hangup.as_mut() {
+                    Some(h) => h.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = int.recv() => exit::INTERRUPTED,
                 _ = term.recv() => exit::TERMINATED,
+                _ = hangup => exit::HANGUP,
             }
         }
         #[cfg(not(unix))]
@@ -75,4 +95,14 @@ impl Signals {
             exit::INTERRUPTED
         }
     }
+}
+
+/// True when this process started with SIGHUP ignored, as under `nohup`; read from the `SigIgn` mask of
+/// /proc/self/status (where there is no such file, false).
+#[cfg(unix)]
+fn hangup_ignored() -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:")).map(str::trim);
+    // Bit n-1 stands for signal n; SIGHUP is 1.
+    mask.and_then(|m| u64::from_str_radix(m, 16).ok()).is_some_and(|m| m & 1 == 1)
 }

@@ -2,26 +2,27 @@
 
 use super::args::StubArgs;
 use super::exit;
+use super::print::{errln, outln};
 
 pub(super) async fn stub(a: StubArgs) -> i32 {
     let config = match crate::stub::load(&a.file) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::BAD_INPUT;
         }
     };
     let handle = match crate::stub::start(config, a.listen).await {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return exit::ABORTED;
         }
     };
-    println!("stub {} listening on {}", a.file.display(), handle.url());
+    outln!("stub {} listening on {}", a.file.display(), handle.url());
     let _ = tokio::signal::ctrl_c().await;
     let served = handle.stats();
     handle.shutdown().await;
-    eprintln!("stub stopped after {served} request(s)");
+    errln!("stub stopped after {served} request(s)");
     exit::INTERRUPTED
 }

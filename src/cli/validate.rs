@@ -2,6 +2,7 @@
 
 use super::args::PlanArgs;
 use super::exit;
+use super::print::outln;
 use crate::compile::StepNode;
 use crate::pipeline::{load, StubMode};
 use crate::plan::LoadOptions;
@@ -14,7 +15,7 @@ pub(super) async fn validate(a: PlanArgs) -> i32 {
             let requests: usize =
                 g.groups.iter().map(|g| g.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count()).sum();
             let threads: u64 = g.groups.iter().map(|g| u64::from(g.threads)).sum();
-            println!(
+            outln!(
                 "{}: ok: plan `{}`, {} thread group(s), {} thread(s), {} request step(s)",
                 a.plan.display(),
                 g.name,

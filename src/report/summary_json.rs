@@ -1,7 +1,7 @@
 //! The summary JSON (`--summary-json FILE`): the end-of-run statistics, per label and TOTAL, for CI and for
 //! `planrun compare`. The format is documented in `docs/results.md` and `schemas/summary.schema.json`.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -82,14 +82,9 @@ impl SummaryFile {
     }
 }
 
-/// Writes `bytes` to `path`, creating its parent directories.
+/// Writes `bytes` to `path`, creating its parent directories; a device or FIFO is written as it is.
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut file = std::fs::File::create(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
+    crate::sink::file::write_whole(path, bytes)
 }
 
 #[cfg(test)]

@@ -9,17 +9,18 @@ use super::data::{DataError, DataSources};
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
-use crate::sink::{drain, SinkError, SinkSet};
+use crate::sink::stats::Stats;
+use crate::sink::{drain, OutputReport, SinkSet};
 
 /// Samples in flight between the virtual users and the sinks; when full, users wait (back-pressure).
 const CHANNEL_CAPACITY: usize = 16 * 1024;
 
 /// What a finished run hands back.
 pub struct RunResult {
-    /// The sinks, with their statistics.
-    pub sinks: SinkSet,
-    /// The first error writing results, if any.
-    pub sink_error: Option<SinkError>,
+    /// Statistics of every sample (written to the outputs or not).
+    pub stats: Stats,
+    /// What each output got, in the order of [`SinkSet::outputs`]: its error, the samples it lacks.
+    pub outputs: Vec<OutputReport>,
     /// True when the run was stopped before its end.
     pub interrupted: bool,
     /// How long the run took.
@@ -40,8 +41,15 @@ pub enum StartError {
     Data(#[from] DataError),
 }
 
-/// Runs the graph until every group ends or `stop` turns true, writing every sample to `sinks`.
-pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bool>) -> Result<RunResult, StartError> {
+/// Runs the graph until every group ends or `stop` turns true, writing every sample to `sinks`. `hurry`
+/// turning true (a signal) also stops waiting for slow outputs: once the users are done, they get
+/// [`GRACE`](crate::sink::GRACE) to finish, and what they could not write is counted, not waited for.
+pub async fn execute(
+    graph: Arc<Graph>,
+    sinks: SinkSet,
+    stop: watch::Receiver<bool>,
+    hurry: watch::Receiver<bool>,
+) -> Result<RunResult, StartError> {
     let started = Instant::now();
     let data = Arc::new(DataSources::open(&graph.data)?);
     // The users watch `halt`: the caller's stop, or a data set that ran out with `on_eof: stop_run`.
@@ -56,7 +64,7 @@ pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bo
         })
     };
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
-    let drain = tokio::spawn(drain(rx, sinks));
+    let drain = tokio::spawn(drain(rx, sinks, hurry));
     let active = Arc::new(Active::new(graph.groups.len()));
     let data_end = Arc::new(std::sync::OnceLock::new());
     let cx = RunContext {
@@ -70,7 +78,7 @@ pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bo
     };
     schedule(cx).await;
     forward.abort();
-    let (sinks, result) = match drain.await {
+    let drained = match drain.await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
@@ -78,5 +86,6 @@ pub async fn execute(graph: Arc<Graph>, sinks: SinkSet, stop: watch::Receiver<bo
     let dropped = active.dropped.iter().map(|d| d.load(std::sync::atomic::Ordering::Relaxed)).collect();
     let data_stop = data.failure().or_else(|| data_end.get().cloned());
     let waited = active.waited.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(RunResult { sinks, sink_error: result.err(), interrupted, wall: started.elapsed(), dropped, data_stop, waited })
+    let wall = started.elapsed();
+    Ok(RunResult { stats: drained.stats, outputs: drained.outputs, interrupted, wall, dropped, data_stop, waited })
 }

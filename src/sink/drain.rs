@@ -1,8 +1,21 @@
-//! The drain loop: the one owner of the sample channel, feeding statistics and every output in batches.
+//! The drain loop: the one owner of the sample channel. It feeds the statistics and the observers, and hands
+//! each batch to every output's writer thread.
+//!
+//! When an output falls behind, its queue fills and the drain waits for room, the sample channel fills, and
+//! the users wait in `emit`, between two requests: results are never dropped to keep pace, and no request's
+//! time includes the wait. When the run is told to hurry (a signal), the drain stops waiting: it keeps taking
+//! samples into the statistics, so every user can finish, keeps what an output cannot take yet, and once the
+//! users are done gives the outputs [`GRACE`] to finish before it gives up on them and counts what they lack.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc::Receiver;
+use tokio::sync::watch;
+use tokio::time::Instant;
 
 use super::stats::Stats;
+use super::writer::{Recycle, Shared, Writer};
 use super::{Observer, Sink, SinkError};
 use crate::sample::Sample;
 
@@ -10,15 +23,21 @@ use crate::sample::Sample;
 const BATCH: usize = 1024;
 
 /// After a small batch, how long the drain lets samples gather before it takes the next one. Waking for
-/// every few samples costs the users' task switches and a write(2) per handful of rows; a few milliseconds
-/// of samples waiting in the channel cost nothing (it holds thousands).
-const GATHER: std::time::Duration = std::time::Duration::from_millis(4);
+/// every few samples costs the users' task switches and a writer wake-up per handful of rows; a few
+/// milliseconds of samples waiting in the channel cost nothing (it holds thousands).
+const GATHER: Duration = Duration::from_millis(4);
 
-/// Where drained samples go: the statistics, and the result files.
+/// Once the users are done after a hurry, how long the outputs have to write what they still hold.
+pub const GRACE: Duration = Duration::from_secs(1);
+
+/// At the end of a run, after how long the observers hear that results are still being written.
+const NOTICE: Duration = Duration::from_secs(1);
+
+/// Where drained samples go: the statistics, the observers, and the outputs.
 pub struct SinkSet {
     /// Statistics of every sample, for the summary.
     pub stats: Stats,
-    /// The result files (JTL, JSON lines), written in this order.
+    /// The result files (JTL, JSON lines), each written by a thread of its own.
     pub outputs: Vec<Box<dyn Sink>>,
     /// Watchers of the samples (progress, thresholds).
     pub observers: Vec<Box<dyn Observer>>,
@@ -31,52 +50,151 @@ impl SinkSet {
     }
 }
 
-/// Receives samples until every sender is gone, then finishes the outputs; run it as a task.
+/// What an output got.
+#[derive(Debug)]
+pub struct OutputReport {
+    /// The output's name (its path).
+    pub name: String,
+    /// Why writing it failed, if it did.
+    pub error: Option<SinkError>,
+    /// Samples the drain took in.
+    pub samples: u64,
+    /// Samples written whole to this output.
+    pub written: u64,
+    /// The run stopped waiting for this output (a hurry, then [`GRACE`] passed).
+    pub abandoned: bool,
+}
+
+impl OutputReport {
+    /// Samples this output lacks.
+    pub fn unwritten(&self) -> u64 {
+        self.samples.saturating_sub(self.written)
+    }
+}
+
+/// What the drain hands back at the end.
+pub struct Drained {
+    /// Statistics of every sample taken in, written or not.
+    pub stats: Stats,
+    /// Each output's outcome, in the order of [`SinkSet::outputs`].
+    pub outputs: Vec<OutputReport>,
+}
+
+/// Receives samples until every sender is gone, then waits for the outputs; run it as a task. `hurry`
+/// turning true (a signal) means: stop waiting for slow outputs (see the module).
 ///
-/// After the first output error no output is written again, but the channel is still drained into the
-/// statistics, so virtual users never block on a full channel; that first error is returned at the end.
-/// Outputs are finished (flushed) even then, so they keep every complete batch they took.
-pub async fn drain(mut rx: Receiver<Sample>, mut set: SinkSet) -> (SinkSet, Result<(), SinkError>) {
-    let mut buf = Vec::with_capacity(BATCH);
-    let mut failed = None;
+/// An output whose write fails is cut back to its last whole record and written no more (the observers hear
+/// of it); the other outputs keep taking every sample.
+pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Receiver<bool>) -> Drained {
+    let SinkSet { mut stats, outputs, mut observers } = set;
+    let (recycle, pool) = Recycle::new();
+    let mut writers: Vec<Writer> = outputs.into_iter().map(|o| Writer::spawn(o, recycle.clone())).collect();
+    let mut hurried = *hurry.borrow();
+    let mut received = 0u64;
     loop {
+        let mut buf = pool.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        buf.clear();
         let taken = rx.recv_many(&mut buf, BATCH).await;
         if taken == 0 {
             break;
         }
+        received += taken as u64;
         for s in &buf {
-            set.stats.record(s);
+            stats.record(s);
         }
-        if failed.is_none() {
-            failed = set.outputs.iter_mut().find_map(|out| out.write(&buf).err());
-            if let Some(e) = &failed {
-                set.observers.iter_mut().for_each(|o| o.sink_failed(e));
+        for o in &mut observers {
+            o.batch(&buf, &stats);
+        }
+        let batch = Arc::new(buf);
+        for w in &mut writers {
+            if !hurried {
+                tokio::select! {
+                    () = w.send(&batch) => continue,
+                    () = hurried_now(&mut hurry) => hurried = true,
+                }
             }
+            w.queue(&batch);
         }
-        for o in &mut set.observers {
-            o.batch(&buf, &set.stats);
+        recycle.give(batch);
+        for w in &mut writers {
+            w.on_failure(|e| observers.iter_mut().for_each(|o| o.sink_failed(e)));
         }
-        buf.clear();
         if taken < BATCH / 4 {
             tokio::time::sleep(GATHER).await;
         }
     }
-    for o in &mut set.observers {
-        o.finish(&set.stats);
+    let outputs = close(writers, hurry, hurried, &mut observers, received).await;
+    for o in &mut observers {
+        o.finish(&stats);
     }
-    for out in &mut set.outputs {
-        let finished = out.finish();
-        if failed.is_none() {
-            failed = finished.err();
+    Drained { stats, outputs }
+}
+
+/// Resolves when `hurry` turns true; never when its sender is gone first.
+async fn hurried_now(hurry: &mut watch::Receiver<bool>) {
+    if hurry.wait_for(|h| *h).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Closes every writer at once, waiting for all of them; after a hurry, for [`GRACE`] at most.
+async fn close(
+    writers: Vec<Writer>,
+    mut hurry: watch::Receiver<bool>,
+    hurried: bool,
+    observers: &mut [Box<dyn Observer>],
+    received: u64,
+) -> Vec<OutputReport> {
+    let mut closing: Vec<(Arc<Shared>, tokio::task::JoinHandle<()>)> =
+        writers.into_iter().map(|w| (w.shared(), tokio::spawn(w.close()))).collect();
+    let mut deadline = hurried.then(|| Instant::now() + GRACE);
+    let notice = Instant::now() + NOTICE;
+    let mut told = false;
+    'wait: for (_, task) in &mut closing {
+        loop {
+            let tell_at = if told { None } else { Some(notice) };
+            tokio::select! {
+                _ = &mut *task => break,
+                () = sleep_until(deadline) => break 'wait,
+                () = sleep_until(tell_at), if deadline.is_none() => {
+                    told = true;
+                    observers.iter_mut().for_each(|o| o.writing());
+                }
+                () = hurried_now(&mut hurry), if deadline.is_none() => deadline = Some(Instant::now() + GRACE),
+            }
         }
     }
-    (set, failed.map_or(Ok(()), Err))
+    closing
+        .into_iter()
+        .map(|(shared, task)| {
+            let abandoned = !task.is_finished();
+            if abandoned {
+                shared.landed.abandon();
+                task.abort();
+            }
+            OutputReport {
+                name: shared.name.clone(),
+                error: shared.take_failure(),
+                samples: received,
+                written: shared.landed.records().min(received),
+                abandoned,
+            }
+        })
+        .collect()
+}
+
+/// Sleeps until `at`; forever when there is none.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::io::{self, Write};
-    use std::sync::{Arc, Mutex};
+    use std::sync::Mutex;
 
     use tokio::sync::mpsc;
 
@@ -98,6 +216,12 @@ mod tests {
         }
     }
 
+    impl Shared {
+        fn rows(&self) -> usize {
+            self.0.lock().unwrap().iter().filter(|&&b| b == b'\n').count() - 1
+        }
+    }
+
     /// Fails on its second batch.
     struct Failing(u32);
 
@@ -112,19 +236,39 @@ mod tests {
         fn finish(&mut self) -> Result<(), SinkError> {
             Ok(())
         }
+        fn name(&self) -> &str {
+            "failing"
+        }
+    }
+
+    /// Blocks in its first write until the test lets it go.
+    struct Stalled(std::sync::mpsc::Receiver<()>);
+
+    impl Sink for Stalled {
+        fn write(&mut self, _: &[Sample]) -> Result<(), SinkError> {
+            let _ = self.0.recv();
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<(), SinkError> {
+            Ok(())
+        }
     }
 
     const SAMPLES: usize = 10_000;
 
     /// Sends SAMPLES samples from another task through a small channel, as the virtual users do.
-    async fn run(outputs: Vec<Box<dyn Sink>>) -> (SinkSet, Result<(), SinkError>) {
+    async fn run(outputs: Vec<Box<dyn Sink>>, hurry: watch::Receiver<bool>) -> Drained {
         let (tx, rx) = mpsc::channel(64);
-        let drained = tokio::spawn(drain(rx, SinkSet::new(outputs)));
+        let drained = tokio::spawn(drain(rx, SinkSet::new(outputs), hurry));
         for i in 0..SAMPLES {
             tx.send(Sample { start_ms: i as u64, ..sample("step") }).await.unwrap();
         }
         drop(tx);
         drained.await.unwrap()
+    }
+
+    fn never() -> watch::Receiver<bool> {
+        watch::channel(false).1
     }
 
     #[tokio::test]
@@ -133,9 +277,12 @@ mod tests {
         let path = std::env::temp_dir().join(format!("planrun-drain-{}/results.jtl", std::process::id()));
         let outputs: Vec<Box<dyn Sink>> =
             vec![Box::new(JtlSink::new(memory.clone(), "memory").unwrap()), Box::new(JtlSink::create(&path).unwrap())];
-        let (set, result) = run(outputs).await;
-        result.unwrap();
-        assert_eq!(set.stats.summary().total.samples, SAMPLES as u64);
+        let drained = run(outputs, never()).await;
+        assert_eq!(drained.stats.summary().total.samples, SAMPLES as u64);
+        for out in &drained.outputs {
+            assert!(out.error.is_none() && !out.abandoned, "{out:?}");
+            assert_eq!((out.samples, out.written), (SAMPLES as u64, SAMPLES as u64));
+        }
         let text = String::from_utf8(memory.0.lock().unwrap().clone()).unwrap();
         assert_eq!(text.lines().count(), SAMPLES + 1);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
@@ -143,14 +290,65 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_output_error_stops_writing_but_not_draining() {
+    async fn a_failed_output_stops_alone() {
         let memory = Shared::default();
         let outputs: Vec<Box<dyn Sink>> =
             vec![Box::new(Failing(0)), Box::new(JtlSink::new(memory.clone(), "memory").unwrap())];
-        let (set, result) = run(outputs).await;
-        assert!(matches!(result, Err(SinkError::Io { path, .. }) if path == "failing"));
-        assert_eq!(set.stats.summary().total.samples, SAMPLES as u64);
-        let rows = memory.0.lock().unwrap().iter().filter(|&&b| b == b'\n').count() - 1;
-        assert!(rows < SAMPLES, "the JTL stopped after the failing batch: {rows} rows");
+        let drained = run(outputs, never()).await;
+        assert_eq!(drained.stats.summary().total.samples, SAMPLES as u64);
+        let failing = &drained.outputs[0];
+        assert!(matches!(&failing.error, Some(SinkError::Io { path, .. }) if path == "failing"), "{failing:?}");
+        assert!(failing.written > 0 && failing.unwritten() > 0, "{failing:?}");
+        assert_eq!(memory.rows(), SAMPLES, "the other output has every row");
+        assert_eq!(drained.outputs[1].unwritten(), 0);
+    }
+
+    #[tokio::test]
+    async fn after_a_hurry_a_stalled_output_is_given_up_and_counted() {
+        let (_release, held) = std::sync::mpsc::channel();
+        let memory = Shared::default();
+        let outputs: Vec<Box<dyn Sink>> =
+            vec![Box::new(Stalled(held)), Box::new(JtlSink::new(memory.clone(), "memory").unwrap())];
+        let (hurry_tx, hurry) = watch::channel(false);
+        let (tx, rx) = mpsc::channel(64);
+        let drained = tokio::spawn(drain(rx, SinkSet::new(outputs), hurry));
+        // The stalled output holds its queue, then the drain, then the channel: sends stop going through.
+        let mut sent = 0;
+        while tokio::time::timeout(Duration::from_millis(200), tx.send(sample("step"))).await.is_ok() {
+            sent += 1;
+        }
+        hurry_tx.send(true).unwrap();
+        // The drain takes samples again, though the output still stalls.
+        for _ in 0..100 {
+            tx.send(sample("step")).await.unwrap();
+        }
+        drop(tx);
+        let drained = drained.await.unwrap();
+        let total = sent + 100;
+        assert_eq!(drained.stats.summary().total.samples, total);
+        let stalled = &drained.outputs[0];
+        assert!(stalled.abandoned && stalled.error.is_none(), "{stalled:?}");
+        assert_eq!(stalled.unwritten(), total);
+        assert_eq!(memory.rows() as u64, total, "the healthy output has every row");
+        assert!(!drained.outputs[1].abandoned);
+    }
+
+    #[tokio::test]
+    async fn a_hurry_while_waiting_for_a_stalled_output_at_the_end_gives_it_up() {
+        let (_release, held) = std::sync::mpsc::channel();
+        let (hurry_tx, hurry) = watch::channel(false);
+        let (tx, rx) = mpsc::channel(64);
+        let drained = tokio::spawn(drain(rx, SinkSet::new(vec![Box::new(Stalled(held))]), hurry));
+        for _ in 0..10 {
+            tx.send(sample("step")).await.unwrap();
+        }
+        drop(tx);
+        // The users are done; the drain waits for the output, as long as it takes, until told to hurry.
+        tokio::time::sleep(GRACE * 2).await;
+        assert!(!drained.is_finished());
+        hurry_tx.send(true).unwrap();
+        let drained = drained.await.unwrap();
+        assert!(drained.outputs[0].abandoned);
+        assert_eq!(drained.outputs[0].unwritten(), 10);
     }
 }

@@ -1,17 +1,16 @@
 //! The JSON lines sink (`--json FILE`): one object a sample, the JTL row's facts under snake_case names.
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::jtl::{create_file, data_type_str, RowText};
+use super::file::{Landed, RecordFile};
+use super::jtl::{data_type_str, RowText};
 use super::{Sink, SinkError};
 use crate::sample::{ErrorKind, Sample};
-
-/// Bytes buffered before they reach the writer; a whole batch usually fits.
-const BUFFER: usize = 256 * 1024;
 
 /// Writes samples as JSON lines.
 ///
@@ -19,12 +18,10 @@ const BUFFER: usize = 256 * 1024;
 /// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
 /// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`.
-/// Each batch is formatted in memory and written in one piece, so the file holds only complete lines.
+/// Each batch is formatted in memory and written in one piece, so the file holds only complete lines; when a
+/// write fails (a full disk), a regular file is cut back to its last complete line.
 pub struct JsonlSink<W: Write = File> {
-    pending: Vec<u8>,
-    out: W,
-    name: String,
-    sync: fn(&W) -> io::Result<()>,
+    file: RecordFile<W>,
     text: RowText,
 }
 
@@ -55,44 +52,25 @@ struct Row<'a> {
 }
 
 impl JsonlSink<File> {
-    /// Creates (or truncates) the file at `path`, its parent directories included.
+    /// Creates (or truncates) the file at `path`, its parent directories included; a device or FIFO that
+    /// exists is written as it is.
     pub fn create(path: &Path) -> Result<Self, SinkError> {
-        let name = path.display().to_string();
-        match create_file(path) {
-            Ok(file) => Ok(Self::build(file, name, File::sync_all)),
-            Err(source) => Err(SinkError::Io { path: name, source }),
-        }
+        Ok(JsonlSink { file: RecordFile::create(path, b"")?, text: RowText::default() })
     }
 }
 
 impl<W: Write> JsonlSink<W> {
     /// Writes JSON lines to any writer; `name` names it in errors.
-    pub fn new(writer: W, name: impl Into<String>) -> Self {
-        Self::build(writer, name.into(), |_| Ok(()))
-    }
-
-    fn build(writer: W, name: String, sync: fn(&W) -> io::Result<()>) -> Self {
-        JsonlSink { pending: Vec::with_capacity(BUFFER), out: writer, name, sync, text: RowText::default() }
+    pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
+        Ok(JsonlSink { file: RecordFile::new(writer, name.into(), b"")?, text: RowText::default() })
     }
 
     /// Flushes and returns the writer.
-    pub fn into_inner(mut self) -> Result<W, SinkError> {
-        self.commit().map_err(|e| self.error(e))?;
-        Ok(self.out)
+    pub fn into_inner(self) -> Result<W, SinkError> {
+        self.file.into_inner()
     }
 
-    /// Writes the lines formatted so far in one piece.
-    fn commit(&mut self) -> io::Result<()> {
-        let result = self.out.write_all(&self.pending).and_then(|()| self.out.flush());
-        self.pending.clear();
-        result
-    }
-
-    fn error(&self, source: io::Error) -> SinkError {
-        SinkError::Io { path: self.name.clone(), source }
-    }
-
-    fn write_line(&mut self, s: &Sample) -> io::Result<()> {
+    fn write_line(&mut self, s: &Sample) {
         self.text.fill(s);
         let row = Row {
             timestamp: s.start_ms,
@@ -117,22 +95,37 @@ impl<W: Write> JsonlSink<W> {
             latency_us: s.latency_us,
             connect_us: s.connect_us,
         };
-        serde_json::to_writer(&mut self.pending, &row)?;
-        self.pending.push(b'\n');
-        Ok(())
+        let out = self.file.buffer();
+        let before = out.len();
+        // Serializing borrowed strings and numbers into memory cannot fail; if it ever did, the line is dropped
+        // rather than left half written.
+        if serde_json::to_writer(&mut *out, &row).is_ok() {
+            out.push(b'\n');
+            self.file.end_record();
+        } else {
+            out.truncate(before);
+        }
     }
 }
 
 impl<W: Write + Send> Sink for JsonlSink<W> {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for sample in batch {
-            self.write_line(sample).map_err(|e| self.error(e))?;
+            self.write_line(sample);
         }
-        self.commit().map_err(|e| self.error(e))
+        self.file.commit()
     }
 
     fn finish(&mut self) -> Result<(), SinkError> {
-        self.commit().and_then(|()| (self.sync)(&self.out)).map_err(|e| self.error(e))
+        self.file.finish()
+    }
+
+    fn name(&self) -> &str {
+        self.file.name()
+    }
+
+    fn landed(&self) -> Option<Arc<Landed>> {
+        Some(self.file.landed())
     }
 }
 
@@ -145,7 +138,7 @@ mod tests {
     use crate::sink::jtl::tests::sample;
 
     fn lines(samples: &[Sample]) -> Vec<Value> {
-        let mut sink = JsonlSink::new(Vec::new(), "memory");
+        let mut sink = JsonlSink::new(Vec::new(), "memory").unwrap();
         sink.write(samples).unwrap();
         let text = String::from_utf8(sink.into_inner().unwrap()).unwrap();
         assert!(text.ends_with('\n'));
@@ -189,5 +182,19 @@ mod tests {
         assert_eq!(got[1]["url"], Value::Null);
         assert_eq!(got[1]["response_code"], "200");
         assert_eq!(got[1]["response_message"], "Number of samples in transaction : 3, number of failing samples : 0");
+    }
+
+    #[test]
+    fn a_full_disk_leaves_whole_lines_only() {
+        use crate::sink::file::tests::Filling;
+        let cut: fn(&Filling, u64) -> std::io::Result<()> = Filling::cut;
+        let file = RecordFile::build(Filling::new(1000), "full".into(), |_| Ok(()), Some(cut), b"").unwrap();
+        let mut sink = JsonlSink { file, text: RowText::default() };
+        let landed = sink.landed().unwrap();
+        assert!(sink.write(&vec![sample("a"); 10]).is_err(), "10 lines do not fit in 1000 bytes");
+        let text = String::from_utf8(sink.into_inner().unwrap().data.into_inner()).unwrap();
+        assert!(text.ends_with('\n'), "no torn line: {text:?}");
+        assert!(text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()));
+        assert_eq!(text.lines().count() as u64, landed.records());
     }
 }

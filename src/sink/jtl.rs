@@ -1,11 +1,12 @@
-//! The JTL CSV sink: JMeter 5's default columns, one row per sample. What each column holds: the README's
-//! Results section, and `docs/results.md`, which gives each column's JSON lines counterpart.
+//! The JTL CSV sink: JMeter 5's default columns, one row per sample (see `docs/results.md`).
 
 use std::fmt::Write as _;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
+use super::file::{Landed, RecordFile};
 use super::{Sink, SinkError};
 use crate::sample::{DataType, Outcome, Sample};
 
@@ -13,86 +14,41 @@ use crate::sample::{DataType, Outcome, Sample};
 pub const JTL_HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,\
 failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
-/// Room for a batch of rows, formatted in memory before they go to the file in one write.
-const BUFFER: usize = 256 * 1024;
-
 /// Writes samples as JTL CSV rows.
 ///
 /// Each batch is formatted in memory and handed to the file in one write, so the file only ever holds
-/// complete rows: a killed process leaves a readable file, and when a write fails (a full disk) the file is
-/// cut back to its last complete row before the error is reported.
+/// complete rows: a killed process leaves a readable file, and when a write fails (a full disk) a regular
+/// file is cut back to its last complete row before the error is reported.
 pub struct JtlSink<W: Write = File> {
-    /// Rows formatted but not yet handed to `out`.
-    pending: Vec<u8>,
-    out: W,
-    name: String,
-    sync: fn(&W) -> io::Result<()>,
-    truncate: fn(&W, u64) -> io::Result<()>,
-    /// Bytes of complete rows in `out`.
-    written: u64,
+    file: RecordFile<W>,
     text: RowText,
 }
 
 impl JtlSink<File> {
-    /// Creates (or truncates) the file at `path`, its parent directories included, and writes the header.
+    /// Creates (or truncates) the file at `path`, its parent directories included, and writes the header;
+    /// a device or FIFO that exists is written as it is.
     pub fn create(path: &Path) -> Result<Self, SinkError> {
-        let name = path.display().to_string();
-        let file = create_file(path).map_err(|source| SinkError::Io { path: name.clone(), source })?;
-        Self::build(file, name, File::sync_all, File::set_len)
+        Ok(JtlSink { file: RecordFile::create(path, header().as_bytes())?, text: RowText::default() })
     }
+}
+
+fn header() -> String {
+    format!("{JTL_HEADER}\n")
 }
 
 impl<W: Write> JtlSink<W> {
     /// Writes JTL to any writer; `name` names it in errors. The header is written at once.
     pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
-        Self::build(writer, name.into(), |_| Ok(()), |_, _| Ok(()))
-    }
-
-    fn build(
-        out: W,
-        name: String,
-        sync: fn(&W) -> io::Result<()>,
-        truncate: fn(&W, u64) -> io::Result<()>,
-    ) -> Result<Self, SinkError> {
-        let mut pending = Vec::with_capacity(BUFFER);
-        pending.extend_from_slice(JTL_HEADER.as_bytes());
-        pending.push(b'\n');
-        let mut sink = JtlSink { pending, out, name, sync, truncate, written: 0, text: RowText::default() };
-        match sink.commit() {
-            Ok(()) => Ok(sink),
-            Err(e) => Err(sink.error(e)),
-        }
-    }
-
-    /// Moves the rows formatted so far to the writer in one write; on failure cuts the writer back.
-    fn commit(&mut self) -> io::Result<()> {
-        let result = self.out.write_all(&self.pending).and_then(|()| self.out.flush());
-        let len = self.pending.len() as u64;
-        self.pending.clear();
-        match result {
-            Ok(()) => {
-                self.written += len;
-                Ok(())
-            }
-            Err(e) => {
-                let _ = (self.truncate)(&self.out, self.written);
-                Err(e)
-            }
-        }
+        Ok(JtlSink { file: RecordFile::new(writer, name.into(), header().as_bytes())?, text: RowText::default() })
     }
 
     /// Flushes and returns the writer.
-    pub fn into_inner(mut self) -> Result<W, SinkError> {
-        self.commit().map_err(|e| self.error(e))?;
-        Ok(self.out)
-    }
-
-    fn error(&self, source: io::Error) -> SinkError {
-        SinkError::Io { path: self.name.clone(), source }
+    pub fn into_inner(self) -> Result<W, SinkError> {
+        self.file.into_inner()
     }
 
     fn write_row(&mut self, s: &Sample) {
-        let out = &mut self.pending;
+        let out = self.file.buffer();
         let mut n = itoa::Buffer::new();
         let mut num = |out: &mut Vec<u8>, v: u64| {
             out.extend_from_slice(n.format(v).as_bytes());
@@ -135,6 +91,7 @@ impl<W: Write> JtlSink<W> {
         if let Some(last) = out.last_mut() {
             *last = b'\n';
         }
+        self.file.end_record();
     }
 }
 
@@ -176,20 +133,20 @@ impl<W: Write + Send> Sink for JtlSink<W> {
         for sample in batch {
             self.write_row(sample);
         }
-        self.commit().map_err(|e| self.error(e))
+        self.file.commit()
     }
 
     fn finish(&mut self) -> Result<(), SinkError> {
-        self.commit().and_then(|()| (self.sync)(&self.out)).map_err(|e| self.error(e))
+        self.file.finish()
     }
-}
 
-/// Creates `path` and its missing parent directories.
-pub(crate) fn create_file(path: &Path) -> io::Result<File> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)?;
+    fn name(&self) -> &str {
+        self.file.name()
     }
-    File::create(path)
+
+    fn landed(&self) -> Option<Arc<Landed>> {
+        Some(self.file.landed())
+    }
 }
 
 /// JMeter's `dataType` text; `None` where JMeter writes an empty field.
@@ -399,49 +356,26 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
         let mut sink = JtlSink::create(&path).unwrap();
         sink.write(&[sample("a")]).unwrap();
         // Complete rows are on disk before finish.
-        let text = fs::read_to_string(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 2);
         assert!(text.starts_with(&format!("{JTL_HEADER}\n")) && text.ends_with('\n'));
         sink.finish().unwrap();
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A writer that takes `budget` bytes, then writes part of the next buffer and fails, like a disk
-    /// filling up; `set_len` cuts it back as `File::set_len` would.
-    struct Filling {
-        data: std::cell::RefCell<Vec<u8>>,
-        budget: usize,
-    }
-
-    impl std::io::Write for Filling {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let data = self.data.get_mut();
-            let room = self.budget.saturating_sub(data.len());
-            if room == 0 {
-                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
-            }
-            let n = room.min(buf.len());
-            data.extend_from_slice(&buf[..n]);
-            Ok(n)
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_write_that_fails_half_way_leaves_only_complete_rows() {
-        let filling = Filling { data: Default::default(), budget: JTL_HEADER.len() + 1 + 300 };
-        let set_len: fn(&Filling, u64) -> std::io::Result<()> = |f, len| {
-            f.data.borrow_mut().truncate(len as usize);
-            Ok(())
-        };
-        let mut sink = JtlSink::build(filling, "full".into(), |_| Ok(()), set_len).expect("the header fits");
+        use crate::sink::file::tests::Filling;
+        let cut: fn(&Filling, u64) -> std::io::Result<()> = Filling::cut;
+        let filling = Filling::new(JTL_HEADER.len() + 1 + 300);
+        let file = RecordFile::build(filling, "full".into(), |_| Ok(()), Some(cut), header().as_bytes()).unwrap();
+        let mut sink = JtlSink { file, text: RowText::default() };
+        let landed = sink.landed().unwrap();
         assert!(sink.write(&samples()[..1]).is_ok(), "one row fits");
         assert!(sink.write(&samples()).is_err(), "the disk fills up");
-        let text = String::from_utf8(sink.out.data.borrow().clone()).unwrap();
+        let text = String::from_utf8(sink.into_inner().unwrap().data.into_inner()).unwrap();
         assert!(text.ends_with('\n'), "no half row: {text:?}");
-        assert_eq!(text.lines().count(), 2, "the header and the row that fitted:\n{text}");
+        assert_eq!(landed.records(), 2, "the first row, and the first of the batch that filled the disk");
+        assert_eq!(text.lines().count(), 3, "the header and the rows that fitted whole:\n{text}");
     }
 }

@@ -1,13 +1,20 @@
-//! Sinks: where samples go. Each sink is fed batches by one drain loop that owns the channel.
+//! Sinks: where samples go. One drain loop owns the channel, feeds the statistics and the observers on the
+//! runtime, and hands each batch to one writer thread per output, so a slow or stalled output never blocks
+//! the runtime that times the requests.
 
 mod drain;
+pub mod file;
 pub mod jsonl;
 pub mod jtl;
 mod observe;
 pub mod stats;
+mod writer;
 
-pub use drain::{drain, SinkSet};
+pub use drain::{drain, Drained, OutputReport, SinkSet, GRACE};
+pub use file::{hold_writes, Landed};
 pub use observe::Observer;
+
+use std::sync::Arc;
 
 use crate::sample::Sample;
 
@@ -25,10 +32,20 @@ pub enum SinkError {
     },
 }
 
-/// A destination for samples. Called from the drain loop only, with batches in arrival order.
+/// A destination for samples. Each output is driven by a thread of its own, with batches in arrival order.
 pub trait Sink: Send {
     /// Takes a batch of samples.
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError>;
     /// Flushes everything; called once at the end (also after an interrupt).
     fn finish(&mut self) -> Result<(), SinkError>;
+    /// What names the output in messages (a file's path).
+    fn name(&self) -> &str {
+        "results"
+    }
+    /// The count of samples already whole in the output, which the sink raises as they land, also part way
+    /// through a `write`; it also tells the sink when the run gave up on it. `None` (the default): the writer
+    /// counts whole batches when `write` returns.
+    fn landed(&self) -> Option<Arc<Landed>> {
+        None
+    }
 }

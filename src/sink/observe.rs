@@ -10,6 +10,8 @@ pub trait Observer: Send {
     fn batch(&mut self, batch: &[Sample], stats: &Stats);
     /// Writing results failed; the run should stop.
     fn sink_failed(&mut self, error: &SinkError);
-    /// The run is over (called once, after the last batch).
+    /// The users are done; the outputs are still writing what they were given (a slow disk or reader).
+    fn writing(&mut self) {}
+    /// The run is over (called once, after the last batch and after the outputs finished).
     fn finish(&mut self, _stats: &Stats) {}
 }

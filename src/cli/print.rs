@@ -1,0 +1,41 @@
+//! Every line the command line prints goes through here. A closed pipe (`planrun run PLAN | head -1`), a
+//! closed terminal (SIGHUP) or a full disk behind stdout or stderr is no reason to stop or panic: what cannot
+//! be printed is dropped, and the command goes on to write its files and return its exit code.
+
+use std::fmt;
+use std::io::Write;
+
+/// Writes to stdout and flushes; errors are ignored.
+pub(crate) fn stdout(args: fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(args).and_then(|()| out.flush());
+}
+
+/// Writes to stderr; errors are ignored.
+pub(crate) fn stderr(args: fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// `println!` that never panics: see the module.
+macro_rules! outln {
+    () => { $crate::cli::print::stdout(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::cli::print::stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` that never panics.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::print::stdout(format_args!($($arg)*)) };
+}
+
+/// `eprintln!` that never panics.
+macro_rules! errln {
+    () => { $crate::cli::print::stderr(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::cli::print::stderr(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `eprint!` that never panics.
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::cli::print::stderr(format_args!($($arg)*)) };
+}
+
+pub(crate) use {err, errln, out, outln};
