@@ -253,7 +253,8 @@ fn every_encoding_is_masked_in_every_result_file_and_report() {
     }
     for row in rows.labelled("bad-scheme") {
         assert!(
-            row["responseMessage"].ends_with("`ftp://127.0.0.1/?s=***` is not an http:// or https:// URL"),
+            row["responseMessage"]
+                .contains("`ftp://127.0.0.1/?s=***` is not an http:// or https:// URL (request of step"),
             "{row:?}"
         );
     }

@@ -113,7 +113,10 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     };
     for set in data.iter().flatten() {
         names.insert(set.name.to_string());
-        cx.columns.insert(set.name.to_string(), set.columns.clone());
+        // A set whose file could not be read has no columns: nothing to check against.
+        if !set.columns.is_empty() {
+            cx.columns.insert(set.name.to_string(), set.columns.clone());
+        }
     }
     super::steps::bound_names(root, &mut names);
     let thresholds = match f.get("thresholds") {

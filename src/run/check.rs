@@ -65,10 +65,10 @@ fn failure(check: &Check, seen: &Observed, expr: &mut dyn FnMut(&Tpl) -> Result<
             Some(format!("status expected {expected}, got {status}"))
         }
         Check::BodyContains(text) => {
-            (!seen.body().contains(text.as_str())).then(|| format!("body expected to contain {text:?}"))
+            (!seen.body().contains(text.as_str())).then(|| format!("body expected to contain \"{text}\""))
         }
         Check::BodyNotContains(text) => {
-            seen.body().contains(text.as_str()).then(|| format!("body expected not to contain {text:?}"))
+            seen.body().contains(text.as_str()).then(|| format!("body expected not to contain \"{text}\""))
         }
         Check::BodyMatches(re) => {
             (!re.is_match(&seen.body())).then(|| format!("body expected to match /{}/", re.as_str()))
@@ -103,13 +103,13 @@ fn failure(check: &Check, seen: &Observed, expr: &mut dyn FnMut(&Tpl) -> Result<
             let value = seen.response.headers.get(name.as_str()).map(|v| String::from_utf8_lossy(v.as_bytes()));
             match (expect, value) {
                 (TextExpect::Exists, Some(_)) | (TextExpect::Absent, None) => None,
-                (TextExpect::Absent, Some(got)) => Some(format!("header {name} expected to be absent, got {got:?}")),
+                (TextExpect::Absent, Some(got)) => Some(format!("header {name} expected to be absent, got \"{got}\"")),
                 (_, None) => Some(format!("header {name} expected, but the response has none")),
                 (TextExpect::Equals(want), Some(got)) => {
-                    (got != *want).then(|| format!("header {name} expected {want:?}, got {got:?}"))
+                    (got != *want).then(|| format!("header {name} expected \"{want}\", got \"{got}\""))
                 }
                 (TextExpect::Matches(re), Some(got)) => (!re.is_match(&got))
-                    .then(|| format!("header {name} expected to match /{}/, got {got:?}", re.as_str())),
+                    .then(|| format!("header {name} expected to match /{}/, got \"{got}\"", re.as_str())),
             }
         }
         Check::Expr(tpl) => match expr(tpl) {
