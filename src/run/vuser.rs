@@ -157,24 +157,8 @@ impl VirtualUser {
     pub(super) fn internal_error(&mut self, label: Arc<str>, why: String) -> Sample {
         self.client.forget_connection();
         self.transactions = Transactions::default();
-        let mut sample = Sample {
-            start_ms: epoch_ms(SystemTime::now()),
-            elapsed_us: 0,
-            latency_us: 0,
-            connect_us: 0,
-            idle_us: 0,
-            label,
-            outcome: Outcome::Error { kind: ErrorKind::Internal, message: why },
-            thread: self.thread.clone(),
-            data_type: DataType::None,
-            success: false,
-            failure: None,
-            bytes: 0,
-            sent_bytes: 0,
-            grp_threads: 0,
-            all_threads: 0,
-            url: None,
-        };
+        let mut sample = failed(epoch_ms(SystemTime::now()), label, &self.thread);
+        sample.outcome = Outcome::Error { kind: ErrorKind::Internal, message: why };
         self.stamp_threads(&mut sample);
         // A panic's message may quote a value the user rendered.
         self.masks.apply_to(&mut sample);
@@ -218,24 +202,7 @@ impl VirtualUser {
         let start_ms = epoch_ms(SystemTime::now() - late);
         let step = &node.step;
         // Made after the exchange, so that it is not part of the state held while waiting for it.
-        let new_sample = |thread: &ThreadId| Sample {
-            start_ms,
-            elapsed_us: 0,
-            latency_us: 0,
-            connect_us: 0,
-            idle_us: 0,
-            label: step.name.clone(),
-            outcome: Outcome::Error { kind: ErrorKind::BadRequest, message: String::new() },
-            thread: thread.clone(),
-            data_type: DataType::None,
-            success: false,
-            failure: None,
-            bytes: 0,
-            sent_bytes: 0,
-            grp_threads: 0,
-            all_threads: 0,
-            url: None,
-        };
+        let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);
         let client = &self.client;
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
@@ -306,6 +273,28 @@ fn response_value(seen: &Observed) -> minijinja::Value {
         headers => headers,
         body => seen.body().into_owned(),
         json => seen.json().map(crate::template::to_value),
+    }
+}
+
+/// A sample that failed before anything was sent: to be given its outcome.
+fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
+    Sample {
+        start_ms,
+        elapsed_us: 0,
+        latency_us: 0,
+        connect_us: 0,
+        idle_us: 0,
+        label,
+        outcome: Outcome::Error { kind: ErrorKind::BadRequest, message: String::new() },
+        thread: thread.clone(),
+        data_type: DataType::None,
+        success: false,
+        failure: None,
+        bytes: 0,
+        sent_bytes: 0,
+        grp_threads: 0,
+        all_threads: 0,
+        url: None,
     }
 }
 
