@@ -56,3 +56,19 @@ fn a_threshold_on_a_label_no_step_has_is_a_plan_error() {
     let out = validate_step(&dir, "thresholds:\n  send: \"p95 < 1s\"\n  total: \"p99 < 2s\"\n", "[]");
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }
+
+#[test]
+fn validate_counts_the_requests_inside_blocks() {
+    let dir = TempDir::new("traps_count");
+    let plan = dir.write(
+        "plan.yaml",
+        "name: blocks\nthread_groups:\n  - name: g\n    threads: 1\n    loops: 1\n    steps:\n      - name: a\n        \
+         request: { url: \"http://127.0.0.1:1/\" }\n      - transaction: t\n        steps:\n          - name: b\n            \
+         request: { url: \"http://127.0.0.1:1/\" }\n          - loop: 2\n            steps:\n              - name: c\n                \
+         request: { url: \"http://127.0.0.1:1/\" }\n      - if: \"{{ vu == 1 }}\"\n        steps:\n          - name: d\n            \
+         request: { url: \"http://127.0.0.1:1/\" }\n        else:\n          - name: e\n            request: { url: \"http://127.0.0.1:1/\" }\n",
+    );
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(common::stdout(&out).contains("5 request step(s)"), "{}", describe(&out));
+}

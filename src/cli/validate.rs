@@ -12,8 +12,7 @@ pub(super) async fn validate(a: PlanArgs) -> i32 {
     match load(&a.plan, opts, StubMode::CheckOnly).await {
         Ok(loaded) => {
             let g = &loaded.graph;
-            let requests: usize =
-                g.groups.iter().map(|g| g.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count()).sum();
+            let requests: usize = g.groups.iter().map(|g| StepNode::count_requests(&g.steps)).sum();
             let threads: u64 = g.groups.iter().map(|g| u64::from(g.threads)).sum();
             outln!(
                 "{}: ok: plan `{}`, {} thread group(s), {} thread(s), {} request step(s)",

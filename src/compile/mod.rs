@@ -129,6 +129,27 @@ pub enum StepNode {
     Random(Vec<(u32, Vec<StepNode>)>),
 }
 
+impl StepNode {
+    /// How many request steps `steps` holds, those inside blocks included (each written once, however
+    /// often it runs).
+    pub fn count_requests(steps: &[StepNode]) -> usize {
+        steps
+            .iter()
+            .map(|s| match s {
+                StepNode::Request(_) => 1,
+                StepNode::Think(_) => 0,
+                StepNode::Transaction { steps, .. }
+                | StepNode::Loop { steps, .. }
+                | StepNode::While { steps, .. }
+                | StepNode::ForEach { steps, .. }
+                | StepNode::Once { steps, .. } => Self::count_requests(steps),
+                StepNode::If { then, otherwise, .. } => Self::count_requests(then) + Self::count_requests(otherwise),
+                StepNode::Random(branches) => branches.iter().map(|(_, b)| Self::count_requests(b)).sum(),
+            })
+            .sum()
+    }
+}
+
 /// A request step, compiled.
 #[derive(Debug)]
 pub struct RequestNode {
