@@ -5,7 +5,8 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use common::{describe, planrun, stderr, Server, TempDir};
 
@@ -63,14 +64,20 @@ fn an_output_that_cannot_be_written_stops_the_run_before_the_first_request() {
     refused(&dir, &server, &["--json", jsonl.to_str().unwrap()], &jsonl, "is not a directory");
     assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "a regular file", "nothing was written over it");
 
-    // A read-only directory, where the permissions stop this user (root writes anyway: then it is a run).
+    // A read-only place: a read-only file system where one can be mounted (as root), else a directory this
+    // user may not write to. (Root writes into any directory: then there is nothing to check here.)
     let read_only = dir.join("read-only");
     std::fs::create_dir(&read_only).unwrap();
-    set_mode(&read_only, 0o555);
-    if std::fs::write(read_only.join("probe"), "x").is_err() {
-        let path = read_only.join("summary.json");
-        refused(&dir, &server, &["--summary-json", path.to_str().unwrap()], &path, "Permission denied");
+    let mounted = ReadOnlyMount::mount(&read_only);
+    if mounted.is_none() {
+        set_mode(&read_only, 0o555);
     }
+    if std::fs::write(read_only.join("probe"), "x").is_err() {
+        let path = read_only.join("summary.csv");
+        let reason = if mounted.is_some() { "Read-only file system" } else { "Permission denied" };
+        refused(&dir, &server, &["--summary-csv", path.to_str().unwrap()], &path, reason);
+    }
+    drop(mounted);
     set_mode(&read_only, 0o755);
 
     // Good paths run, and every output is written.
@@ -113,6 +120,27 @@ fn report_opens_its_outputs_before_reading() {
     let err = stderr(&out);
     let why = format!("cannot write {}: {} is not a directory", json.display(), blocker.display());
     assert!(err.contains(&why), "{err}");
+}
+
+/// A read-only tmpfs mounted on a directory, unmounted on drop.
+struct ReadOnlyMount(PathBuf);
+
+impl ReadOnlyMount {
+    fn mount(dir: &Path) -> Option<ReadOnlyMount> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| ReadOnlyMount(dir.to_path_buf()))
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
 }
 
 fn set_mode(path: &Path, mode: u32) {
