@@ -63,6 +63,13 @@ pub(crate) struct RunArgs {
     /// Also write the HTML report of the results into this directory (as `planrun report` does).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
+    #[arg(long, value_name = "FILE")]
+    pub summary_csv: Option<PathBuf>,
+    /// The JTL's timeStamp: `ms` since the epoch, or a date as a JMeter (SimpleDateFormat) pattern like
+    /// `yyyy-MM-dd HH:mm:ss.SSS`, in the local time zone (TZ), as jmeter.save.saveservice.timestamp_format.
+    #[arg(long, value_name = "PATTERN", default_value = "ms")]
+    pub timestamp_format: crate::sink::timestamp::TimestampFormat,
 }
 
 #[derive(Debug, Args)]
@@ -93,6 +100,9 @@ pub(crate) struct ReportArgs {
     /// Also write the statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
+    /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
+    #[arg(long, value_name = "FILE")]
+    pub summary_csv: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! `planrun report RESULTS [-o DIR]`: the summary table on stdout; `index.html` and `summary.json` in DIR.
-//! Also what `planrun run --report DIR --summary-json FILE` writes at the end of a run.
+//! Also what `planrun run --report DIR --summary-json FILE --summary-csv FILE` writes at the end of a run
+//! (opened before it starts), and what a run checks of its JTL for the readers: the timeStamp format, the rows.
 
 use std::path::{Path, PathBuf};
 
@@ -8,13 +9,33 @@ use super::exit;
 use super::print::{errln, outln};
 use crate::report::analysis::{Analysis, ReportData};
 use crate::report::html::report_html;
-use crate::report::results::{ResultsError, ResultsReader};
+use crate::report::results::{read_back, Format, ResultsError, ResultsReader, DATE_FORMATS};
+use crate::report::spreadsheet::TooManyRows;
 use crate::report::summary::render_table;
-use crate::report::summary_json::{write_file, SummaryFile};
+use crate::report::summary_csv::summary_csv;
+use crate::report::summary_json::SummaryFile;
 use crate::sink::stats::Stats;
+use crate::sink::timestamp::TimestampFormat;
+use crate::sink::{SinkError, WholeFile};
 
 pub(super) fn report(a: ReportArgs) -> i32 {
-    let analysis = match read(&a.results) {
+    let mut reader = match ResultsReader::open(&a.results) {
+        Ok(reader) => reader,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::BAD_INPUT;
+        }
+    };
+    let dir = a.output.unwrap_or_else(|| default_dir(&a.results));
+    // Every output is opened before the file is read, which can take a while.
+    let outputs = match Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), Some(&dir)) {
+        Ok(outputs) => outputs,
+        Err(e) => {
+            errln!("error: {e}");
+            return exit::ABORTED;
+        }
+    };
+    let analysis = match Analysis::read(&mut reader) {
         Ok(analysis) => analysis,
         Err(e) => {
             errln!("error: {e}");
@@ -29,27 +50,45 @@ pub(super) fn report(a: ReportArgs) -> i32 {
         data.source,
         data.source_format
     );
-    let dir = a.output.unwrap_or_else(|| default_dir(&a.results));
-    let written = write_report(&dir, &data).and_then(|()| match &a.summary_json {
-        Some(path) => data.summary.write(path).map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => Ok(()),
-    });
-    match written {
-        Ok(()) => {
-            errln!("planrun: report in {}", dir.join("index.html").display());
-            exit::OK
-        }
-        Err(e) => {
-            errln!("error: {e}");
-            exit::ABORTED
-        }
+    if matches!(reader.format(), Format::Jtl { .. }) {
+        warn_too_many_rows(&data.source, reader.rows());
+    }
+    let summary = data.summary.clone();
+    let errors = outputs.write(&summary, Some(Ok(data)));
+    for e in &errors {
+        errln!("error: {e}");
+    }
+    if errors.is_empty() {
+        exit::OK
+    } else {
+        exit::ABORTED
     }
 }
 
-/// Reads a results file in one pass.
-fn read(path: &Path) -> Result<Analysis, ResultsError> {
-    let mut reader = ResultsReader::open(path)?;
-    Analysis::read(&mut reader)
+/// Says when a JTL has more rows than a spreadsheet holds.
+pub(super) fn warn_too_many_rows(jtl: &str, rows: u64) {
+    if let Some(over) = TooManyRows::check(jtl, rows) {
+        errln!("planrun: warning: {over}");
+    }
+}
+
+/// A timeStamp pattern whose dates planrun's readers cannot read back: refused with `--report` (exit 2), which
+/// reads the JTL back, else a warning.
+pub(super) fn check_timestamp_format(format: &TimestampFormat, report: bool) -> Result<(), i32> {
+    let Err(text) = read_back(format) else {
+        return Ok(());
+    };
+    let why = format!(
+        "planrun report and compare cannot read back timeStamp written as `{}` (`{text}`): they read ms or {}",
+        format.pattern(),
+        DATE_FORMATS
+    );
+    if report {
+        errln!("error: --report reads the JTL back, and {why}");
+        return Err(exit::BAD_INPUT);
+    }
+    errln!("planrun: warning: {why}");
+    Ok(())
 }
 
 /// `results/run.jtl` -> `results/run-report`.
@@ -58,29 +97,72 @@ fn default_dir(results: &Path) -> PathBuf {
     results.with_file_name(format!("{stem}-report"))
 }
 
-/// Writes `index.html` and `summary.json` into `dir`, creating it.
-fn write_report(dir: &Path, data: &ReportData) -> Result<(), String> {
-    let index = dir.join("index.html");
-    write_file(&index, report_html(data).as_bytes()).map_err(|e| format!("cannot write {}: {e}", index.display()))?;
-    let summary = dir.join("summary.json");
-    data.summary.write(&summary).map_err(|e| format!("cannot write {}: {e}", summary.display()))
+/// The files written from the statistics at the end of a run or report, each opened before the run sends
+/// anything (or the report reads its file), so a path that cannot be written stops it at once.
+pub(super) struct Outputs {
+    summary_json: Option<WholeFile>,
+    summary_csv: Option<WholeFile>,
+    /// The report's `index.html` and `summary.json`.
+    report: Option<(WholeFile, WholeFile)>,
 }
 
-/// At the end of a run: the summary JSON from the run's own statistics (µs precision), and the report read
-/// back from the JTL just written, so it is the report `planrun report` of that JTL gives.
-pub(super) fn after_run(
-    stats: &Stats,
-    jtl: &Path,
-    summary_json: Option<&Path>,
-    report_dir: Option<&Path>,
-) -> Result<(), String> {
-    if let Some(path) = summary_json {
-        SummaryFile::new(stats).write(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+impl Outputs {
+    /// Opens (creates or truncates) every file given; the report's directory is made.
+    pub(super) fn open(
+        summary_json: Option<&Path>,
+        summary_csv: Option<&Path>,
+        report_dir: Option<&Path>,
+    ) -> Result<Self, SinkError> {
+        let open = |path: Option<&Path>| path.map(WholeFile::open).transpose();
+        let report = match report_dir {
+            Some(dir) => Some((WholeFile::open(&dir.join("index.html"))?, WholeFile::open(&dir.join("summary.json"))?)),
+            None => None,
+        };
+        Ok(Outputs { summary_json: open(summary_json)?, summary_csv: open(summary_csv)?, report })
     }
-    if let Some(dir) = report_dir {
-        let data = read(jtl).map_err(|e| e.to_string())?.data();
-        write_report(dir, &data)?;
-        errln!("planrun: report in {}", dir.join("index.html").display());
+
+    /// Writes every file; returns what went wrong. `summary` is the summary JSON's and CSV's content, `report`
+    /// the report's data (needed when a report is to be written), or why it could not be had.
+    fn write(self, summary: &SummaryFile, report: Option<Result<ReportData, ResultsError>>) -> Vec<String> {
+        let mut errors = Vec::new();
+        let mut keep = |written: Result<(), SinkError>| match written {
+            Ok(()) => true,
+            Err(e) => {
+                errors.push(e.to_string());
+                false
+            }
+        };
+        if let Some(file) = self.summary_json {
+            keep(file.write(summary.to_json().as_bytes()));
+        }
+        if let Some(file) = self.summary_csv {
+            keep(file.write(summary_csv(&summary.summary()).as_bytes()));
+        }
+        match (self.report, report) {
+            (Some((index, json)), Some(Ok(data))) => {
+                let page = index.path().to_path_buf();
+                let html = keep(index.write(report_html(&data).as_bytes()));
+                if keep(json.write(data.summary.to_json().as_bytes())) && html {
+                    errln!("planrun: report in {}", page.display());
+                }
+            }
+            (Some(_), Some(Err(e))) => errors.push(e.to_string()),
+            _ => {}
+        }
+        errors
     }
-    Ok(())
+}
+
+/// At the end of a run: the summary JSON and CSV from the run's own statistics (µs precision), and the report
+/// read back from the JTL just written, so it is the report `planrun report` of that JTL gives. Returns what
+/// could not be written.
+pub(super) fn after_run(stats: &Stats, jtl: &Path, outputs: Outputs) -> Vec<String> {
+    let report = outputs.report.is_some().then(|| read(jtl).map(|a| a.data()));
+    outputs.write(&SummaryFile::new(stats), report)
+}
+
+/// Reads a results file in one pass.
+fn read(path: &Path) -> Result<Analysis, ResultsError> {
+    let mut reader = ResultsReader::open(path)?;
+    Analysis::read(&mut reader)
 }

@@ -18,6 +18,7 @@ use crate::report::thresholds::{evaluate, render as render_thresholds};
 use crate::run::RunResult;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
+use crate::sink::timestamp::TimestampFormat;
 use crate::sink::{Sink, SinkError, SinkSet, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
@@ -32,10 +33,16 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         errln!("error: --report reads the JTL back, so -o must be a regular file; {} is not", jtl_path.display());
         return exit::BAD_INPUT;
     }
-    let outputs = match open_outputs(&jtl_path, a.json.as_deref()) {
+    if let Err(code) = super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()) {
+        return code;
+    }
+    // Every output is opened before anything is sent: one that cannot be written stops the run here.
+    let opened = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())
+        .and_then(|after| Ok((after, open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format)?)));
+    let (after, outputs) = match opened {
         Ok(o) => o,
         Err(e) => {
-            errln!("error: {e}");
+            errln!("error: {e} (nothing was sent)");
             return exit::ABORTED;
         }
     };
@@ -82,13 +89,15 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if !verdicts.is_empty() {
         outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
     }
-    let (summary_json, report) = (a.summary_json.as_deref(), a.report.as_deref());
-    let after = super::report::after_run(&result.stats, &jtl_path, summary_json, report);
-    if let Err(e) = &after {
+    let after = super::report::after_run(&result.stats, &jtl_path, after);
+    for e in &after {
         errln!("error: {e}");
     }
+    if let Some(jtl) = result.outputs.first().filter(|_| jtl_path.is_file()) {
+        super::report::warn_too_many_rows(&jtl.name, jtl.written);
+    }
     let outcome = Outcome {
-        results_lost: after.is_err() || report_outputs(&result),
+        results_lost: !after.is_empty() || report_outputs(&result),
         signal: stopped.code().filter(|_| result.interrupted),
         aborted: aborted.code(),
         internal_errors: result.stats.summary().internal_errors() > 0,
@@ -130,8 +139,8 @@ impl Outcome {
 }
 
 /// The JTL, and the JSON lines when asked for.
-fn open_outputs(jtl: &Path, json: Option<&Path>) -> Result<Vec<Box<dyn Sink>>, SinkError> {
-    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?)];
+fn open_outputs(jtl: &Path, json: Option<&Path>, time: &TimestampFormat) -> Result<Vec<Box<dyn Sink>>, SinkError> {
+    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?.with_timestamp_format(time.clone()))];
     if let Some(json) = json {
         outputs.push(Box::new(JsonlSink::create(json)?));
     }

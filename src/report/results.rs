@@ -427,7 +427,7 @@ impl CsvRows {
             let bytes = field(c.time)?;
             parse_timestamp(bytes).ok_or_else(|| {
                 bad(format!(
-                    "timeStamp `{}` is neither ms since the epoch nor a date like 2024/01/31 12:00:00.000",
+                    "timeStamp `{}` is neither ms since the epoch nor a date planrun reads ({DATE_FORMATS})",
                     lossy(bytes)
                 ))
             })?
@@ -498,21 +498,52 @@ fn parse_u64(bytes: &[u8]) -> Option<u64> {
     std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
-/// ms since the epoch, or a date JMeter may write with `jmeter.save.saveservice.timestamp_format`; dates
-/// without a zone are taken as UTC (the file does not say which zone they are in).
-fn parse_timestamp(bytes: &[u8]) -> Option<u64> {
+/// The dates [`parse_timestamp`] reads, as `SimpleDateFormat` patterns (for messages and docs).
+pub const DATE_FORMATS: &str = "yyyy/MM/dd HH:mm:ss.SSS or yyyy-MM-dd HH:mm:ss.SSS (the .SSS, a 'T' for the \
+space and an offset like +01:00 may be there or not)";
+
+/// ms since the epoch, or a date JMeter (or `planrun run --timestamp-format`) may write with
+/// `jmeter.save.saveservice.timestamp_format`: with an offset, the instant it says; without one, a time in the
+/// local time zone (`TZ`), as JMeter reads and writes it. A local time that occurs twice (the hour the clocks
+/// go back) is read as the first.
+pub fn parse_timestamp(bytes: &[u8]) -> Option<u64> {
+    use chrono::TimeZone;
     if let Some(ms) = parse_u64(bytes) {
         return Some(ms);
     }
     let s = std::str::from_utf8(trim(bytes)).ok()?;
+    let instant = |t: i64| u64::try_from(t).ok();
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return u64::try_from(t.timestamp_millis()).ok();
+        return instant(t.timestamp_millis());
     }
-    const FORMATS: [&str; 3] = ["%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"];
-    FORMATS
-        .iter()
-        .find_map(|f| chrono::NaiveDateTime::parse_from_str(s, f).ok())
-        .and_then(|t| u64::try_from(t.and_utc().timestamp_millis()).ok())
+    const DATES: [&str; 3] = ["%Y/%m/%d %H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"];
+    for date in DATES {
+        if let Ok(t) = chrono::DateTime::parse_from_str(s, &format!("{date}%#z")) {
+            return instant(t.timestamp_millis());
+        }
+        if let Ok(t) = chrono::NaiveDateTime::parse_from_str(s, date) {
+            return instant(chrono::Local.from_local_datetime(&t).earliest()?.timestamp_millis());
+        }
+    }
+    None
+}
+
+/// What [`parse_timestamp`] makes of a time `format` writes: `Err` with the text when it cannot read it, or
+/// reads another second than the one written (a pattern without a date or seconds, with the day and month
+/// swapped, or 12-hour times without AM/PM). A format without milliseconds is read to the second.
+pub fn read_back(format: &crate::sink::timestamp::TimestampFormat) -> Result<(), String> {
+    use chrono::TimeZone;
+    // 15 July, 13:14:15.678 local time: a day above 12 and an afternoon hour show swapped and 12-hour fields.
+    let local = chrono::NaiveDate::from_ymd_opt(2024, 7, 15).and_then(|d| d.and_hms_milli_opt(13, 14, 15, 678));
+    let Some(probe) = local.and_then(|t| chrono::Local.from_local_datetime(&t).earliest()) else {
+        return Ok(());
+    };
+    let probe = probe.timestamp_millis() as u64;
+    let text = format.format(probe);
+    match parse_timestamp(text.as_bytes()) {
+        Some(read) if read <= probe && probe - read < 1000 => Ok(()),
+        _ => Err(text),
+    }
 }
 
 /// One JSON line, as planrun's JSON lines sink writes it; unknown fields are ignored.
@@ -639,11 +670,37 @@ mod tests {
     fn dates_and_transactions() {
         let text = "timeStamp\telapsed\tlabel\tresponseCode\tresponseMessage\tsuccess\n\
                     2024/01/31 12:00:00.250\t5\ttx\t\tNumber of samples in transaction : 1, number of failing samples : 1\tfalse\n";
+        // A date without an offset is a local time (the tests' TZ may be any zone).
+        let local = |ms: i64| {
+            use chrono::TimeZone;
+            let utc = chrono::DateTime::from_timestamp_millis(ms).unwrap().naive_utc();
+            chrono::Local.from_local_datetime(&utc).earliest().unwrap().timestamp_millis() as u64
+        };
         let rows = read_all(text).unwrap();
-        assert_eq!(rows[0].start_ms, 1_706_702_400_250);
+        assert_eq!(rows[0].start_ms, local(1_706_702_400_250));
         assert!(rows[0].transaction);
+        assert_eq!(parse_timestamp(b"2024-01-31 12:00:00"), Some(local(1_706_702_400_000)));
         assert_eq!(parse_timestamp(b"2024-01-31T12:00:00Z"), Some(1_706_702_400_000));
-        assert_eq!(parse_timestamp(b"2024-01-31 12:00:00"), Some(1_706_702_400_000));
+        for offset in ["+01:00", "+0100", "+01"] {
+            for date in ["2024-01-31 13:00:00.250", "2024/01/31 13:00:00.250", "2024-01-31T13:00:00.250"] {
+                let text = format!("{date}{offset}");
+                assert_eq!(parse_timestamp(text.as_bytes()), Some(1_706_702_400_250), "{text}");
+            }
+        }
+        assert_eq!(parse_timestamp(b"31.01.2024 12:00:00"), None);
+    }
+
+    #[test]
+    fn timestamp_formats_that_read_back() {
+        use crate::sink::timestamp::TimestampFormat;
+        let check = |pattern: &str| read_back(&TimestampFormat::parse(pattern).unwrap());
+        for pattern in ["ms", "yyyy-MM-dd HH:mm:ss.SSS", "yyyy/MM/dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"] {
+            assert_eq!(check(pattern), Ok(()), "{pattern}");
+        }
+        for pattern in ["dd.MM.yyyy HH:mm:ss", "yyyy-dd-MM HH:mm:ss", "yyyy-MM-dd hh:mm:ss", "HH:mm:ss.SSS"] {
+            assert!(check(pattern).is_err(), "{pattern}");
+        }
+        assert_eq!(check("dd.MM.yyyy HH:mm:ss"), Err("15.07.2024 13:14:15".to_string()));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
@@ -69,7 +69,13 @@ pub fn hold_writes(wait: Duration) -> Option<MutexGuard<'static, ()>> {
 /// waits for its reader).
 pub(crate) fn open_output(path: &Path) -> io::Result<(File, bool)> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)?;
+        fs::create_dir_all(dir).map_err(|e| match e.kind() {
+            // What mkdir says when the directory's path names a file: "File exists" would mislead.
+            io::ErrorKind::AlreadyExists => {
+                io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display()))
+            }
+            _ => e,
+        })?;
     }
     // Not truncated on open: only a regular file is, below, once it is known to be one.
     let file = OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
@@ -96,6 +102,39 @@ pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
         sync_file(&file)?;
     }
     Ok(())
+}
+
+/// A file written whole at the end (the summary JSON and CSV, the report's files), opened before: a path that
+/// cannot be written is found before the run sends anything, not after it.
+#[derive(Debug)]
+pub struct WholeFile {
+    file: File,
+    regular: bool,
+    path: PathBuf,
+}
+
+impl WholeFile {
+    /// Opens `path` as [`open_output`] does (creating or truncating a regular file).
+    pub fn open(path: &Path) -> Result<Self, SinkError> {
+        let (file, regular) = open_output(path).map_err(|source| SinkError::Io { path: name(path), source })?;
+        Ok(WholeFile { file, regular, path: path.to_path_buf() })
+    }
+
+    /// The path as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes`, and syncs a regular file.
+    pub fn write(mut self, bytes: &[u8]) -> Result<(), SinkError> {
+        let written =
+            self.file.write_all(bytes).and_then(|()| if self.regular { sync_file(&self.file) } else { Ok(()) });
+        written.map_err(|source| SinkError::Io { path: name(&self.path), source })
+    }
+}
+
+fn name(path: &Path) -> String {
+    path.display().to_string()
 }
 
 /// Cuts a regular file back to `len` bytes and goes on writing there.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::file::{Landed, RecordFile};
+use super::timestamp::TimestampFormat;
 use super::{Sink, SinkError};
 use crate::sample::{DataType, Outcome, Sample};
 
@@ -22,13 +23,15 @@ failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connec
 pub struct JtlSink<W: Write = File> {
     file: RecordFile<W>,
     text: RowText,
+    time: TimestampFormat,
 }
 
 impl JtlSink<File> {
     /// Creates (or truncates) the file at `path`, its parent directories included, and writes the header;
     /// a device or FIFO that exists is written as it is.
     pub fn create(path: &Path) -> Result<Self, SinkError> {
-        Ok(JtlSink { file: RecordFile::create(path, header().as_bytes())?, text: RowText::default() })
+        let file = RecordFile::create(path, header().as_bytes())?;
+        Ok(JtlSink { file, text: RowText::default(), time: TimestampFormat::Millis })
     }
 }
 
@@ -39,7 +42,14 @@ fn header() -> String {
 impl<W: Write> JtlSink<W> {
     /// Writes JTL to any writer; `name` names it in errors. The header is written at once.
     pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
-        Ok(JtlSink { file: RecordFile::new(writer, name.into(), header().as_bytes())?, text: RowText::default() })
+        let file = RecordFile::new(writer, name.into(), header().as_bytes())?;
+        Ok(JtlSink { file, text: RowText::default(), time: TimestampFormat::Millis })
+    }
+
+    /// Writes `timeStamp` in this format (milliseconds since the epoch by default).
+    pub fn with_timestamp_format(mut self, time: TimestampFormat) -> Self {
+        self.time = time;
+        self
     }
 
     /// Flushes and returns the writer.
@@ -54,7 +64,10 @@ impl<W: Write> JtlSink<W> {
             out.extend_from_slice(n.format(v).as_bytes());
             out.push(b',');
         };
-        num(out, s.start_ms);
+        match &self.time {
+            TimestampFormat::Millis => num(out, s.start_ms),
+            time => field(out, &time.format(s.start_ms)),
+        }
         num(out, s.elapsed_us / 1000);
         field(out, &s.label);
         // Responses, nearly every row, are written straight from the sample; the rest are assembled first.
@@ -369,7 +382,7 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
         let cut: fn(&Filling, u64) -> std::io::Result<()> = Filling::cut;
         let filling = Filling::new(JTL_HEADER.len() + 1 + 300);
         let file = RecordFile::build(filling, "full".into(), |_| Ok(()), Some(cut), header().as_bytes()).unwrap();
-        let mut sink = JtlSink { file, text: RowText::default() };
+        let mut sink = JtlSink { file, text: RowText::default(), time: TimestampFormat::Millis };
         let landed = sink.landed().unwrap();
         assert!(sink.write(&samples()[..1]).is_ok(), "one row fits");
         assert!(sink.write(&samples()).is_err(), "the disk fills up");

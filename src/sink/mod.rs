@@ -8,10 +8,11 @@ pub mod jsonl;
 pub mod jtl;
 mod observe;
 pub mod stats;
+pub mod timestamp;
 mod writer;
 
 pub use drain::{drain, Drained, OutputReport, SinkSet, GRACE};
-pub use file::{hold_writes, Landed};
+pub use file::{hold_writes, Landed, WholeFile};
 pub use observe::Observer;
 
 use std::sync::Arc;
