@@ -5,15 +5,15 @@ use std::io::Write;
 use super::args::DryRunArgs;
 use super::exit;
 use crate::compile::StepNode;
-use crate::pipeline::{load, StubMode};
+use crate::pipeline::StubMode;
 use crate::plan::LoadOptions;
 use crate::run::{user_masks, user_scope, wire};
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = match load(&a.plan.plan, opts, StubMode::Start).await {
+    let loaded = match super::load::plan(&a.plan.plan, opts, StubMode::Start).await {
         Ok(l) => l,
-        Err(e) => return super::run::report_load_error(&e),
+        Err(code) => return code,
     };
     let graph = &loaded.graph;
     let mut out = std::io::stdout().lock();

@@ -6,6 +6,7 @@ mod decode;
 mod load;
 pub mod model;
 pub mod node;
+mod overrides;
 #[cfg(test)]
 mod proptests;
 mod request;
@@ -21,7 +22,7 @@ pub use schema::plan_schema;
 
 use std::path::{Path, PathBuf};
 
-use crate::diag::{render, Diagnostic, Diagnostics};
+use crate::diag::{render, Diagnostic, Diagnostics, Warnings};
 use crate::source::Source;
 use node::Node;
 
@@ -104,6 +105,11 @@ impl PlanFile {
             return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
         }
         Ok(Some(path))
+    }
+
+    /// What is probably a mistake but does not stop the plan: a `-D` that nothing in the plan uses.
+    pub fn warnings(&self, opts: &LoadOptions) -> Warnings {
+        overrides::unused_overrides(&self.root, &opts.overrides)
     }
 
     /// Validates the plan: every problem is reported, with its position.
