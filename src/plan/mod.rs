@@ -3,6 +3,7 @@
 mod bounds;
 mod data;
 mod decode;
+mod duplicates;
 mod load;
 pub mod model;
 pub mod node;
@@ -15,6 +16,7 @@ mod secret;
 mod steps;
 mod threshold;
 mod validate;
+mod yaml;
 
 pub use crate::duration::parse as parse_duration;
 pub use model::Plan;
@@ -79,8 +81,8 @@ impl PlanFile {
     pub fn parse(source: Source) -> Result<Self, PlanError> {
         match node::parse(&source.text) {
             Ok(root) => Ok(Self { source, root }),
-            Err((span, msg)) => {
-                let diags = Diagnostics { items: vec![Diagnostic::new(span, msg)] };
+            Err(d) => {
+                let diags = Diagnostics { items: vec![d] };
                 Err(invalid(&source, diags))
             }
         }
