@@ -223,12 +223,19 @@ fn close_quote(chars: &[char], from: usize, quote: char) -> Option<usize> {
 /// True when the rest of a line after `key:` is a block scalar's header: `|` or `>`, with chomping and
 /// indentation indicators, then nothing but a comment.
 fn is_block_indicator(rest: &[char]) -> bool {
-    let text: String = rest.iter().collect();
-    let t = text.trim_start();
-    let Some(after) = t.strip_prefix(['|', '>']) else { return false };
-    let after = after.trim_start_matches(['+', '-', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
-    let after = after.trim_start();
-    after.is_empty() || after.starts_with('#')
+    // Walks the characters without copying them: a line with many `:`s costs each one a look, no more.
+    let mut chars = rest.iter().copied().skip_while(|c| *c == ' ' || *c == '\t');
+    if !matches!(chars.next(), Some('|' | '>')) {
+        return false;
+    }
+    let mut after = chars.skip_while(|c| matches!(c, '+' | '-' | '1'..='9'));
+    loop {
+        match after.next() {
+            None | Some('#') => return true,
+            Some(' ' | '\t') => {}
+            Some(_) => return false,
+        }
+    }
 }
 
 #[cfg(test)]
