@@ -16,7 +16,13 @@ pub fn syntax_error(text: &str, at: Span, raw: &str) -> Diagnostic {
     let cx = Cx { s: &s, lines: &lines, at };
     let raw_lower = raw.to_ascii_lowercase();
     let found = unquoted_template(&cx)
-        .or_else(|| raw_lower.contains("tab").then(|| tab(&cx)).flatten())
+        .or_else(|| {
+            raw_lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "tab" || w == "tabs")
+                .then(|| tab(&cx))
+                .flatten()
+        })
         .or_else(|| quote(&cx, &raw_lower))
         .or_else(|| bracket(&cx, &raw_lower))
         .or_else(|| indent::explain(&cx, &raw_lower));
