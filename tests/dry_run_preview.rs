@@ -140,3 +140,27 @@ fn a_request_that_cannot_render_exits_2_naming_request_expression_and_line() {
     assert!(err.contains("plan.yaml:12:24\n"), "the expression's line and column:\n{err}");
     assert!(err.ends_with("plan.yaml: 1 problem found; nothing was sent\n"), "reported once:\n{err}");
 }
+
+#[test]
+fn a_request_target_the_client_would_refuse_is_a_plan_error_too() {
+    // A run fails this request before sending it: `invalid request target `/k/a b``.
+    let dir = TempDir::new("dry_run_target");
+    let plan = dir.write(
+        "plan.yaml",
+        "name: t\ndefaults: { base_url: \"http://127.0.0.1:1\" }\nthread_groups:\n  - name: g\n    threads: 1\n    \
+         steps:\n      - name: spaced\n        request: { url: \"/k/{{ 'a b' }}\" }\n",
+    );
+    let out = dry_run(&dir, &plan, "1");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        stdout(&out).contains("(cannot render: invalid request target `/k/a b`: invalid uri character)"),
+        "{}",
+        describe(&out)
+    );
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: request `spaced` cannot be rendered: `/k/{{ 'a b' }}`: invalid request target"),
+        "{err}"
+    );
+    assert!(err.contains("plan.yaml:8:26\n"), "{err}");
+}

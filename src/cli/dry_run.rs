@@ -82,17 +82,24 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                 let _ =
                     writeln!(out, "\n### {} {}-1, iteration {iteration}: {}", group.name, group.number, node.step.name);
                 let error = match wire::render(graph, node, &scope, |_| None) {
-                    Ok(w) => {
-                        let _ = out.write_all(&book.show(&w.masked(&masks)));
-                        if !w.body.is_empty() {
-                            let _ = writeln!(out);
+                    // The check the HTTP client makes before sending (`run/http/client.rs`).
+                    Ok(w) => match http::Uri::try_from(w.target.path_and_query()) {
+                        Ok(_) => {
+                            let _ = out.write_all(&book.show(&w.masked(&masks)));
+                            if !w.body.is_empty() {
+                                let _ = writeln!(out);
+                            }
+                            continue;
                         }
-                        continue;
-                    }
+                        Err(e) => {
+                            wire::RenderError(format!("invalid request target `{}`: {e}", w.target.path_and_query()))
+                        }
+                    },
                     Err(e) => e,
                 };
                 let mut f = diagnose::diagnose(graph, node, &scope, &error, &stand_ins);
-                f.message = masks.mask(&f.message).into_owned();
+                let shown = book.show(masks.mask(&f.message).as_bytes());
+                f.message = String::from_utf8_lossy(&shown).into_owned();
                 match (&f.waits_for, &f.expression) {
                     (Some(name), Some(e)) => {
                         let _ = writeln!(out, "(cannot show before run time: `{e}` needs `{name}`: {})", f.message);

@@ -47,7 +47,7 @@ pub(super) fn diagnose(
         }
     }
     let url = &node.step.url;
-    let about_url = error.0.contains("URL") || error.0.contains("base_url");
+    let about_url = ["URL", "base_url", "request target"].iter().any(|w| error.0.contains(w));
     Failure {
         expression: about_url.then(|| written(url)),
         message: error.0.clone(),
