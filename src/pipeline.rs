@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::compile::{compile, CompileError, Graph};
+use crate::diag::Warnings;
 use crate::plan::{LoadOptions, PlanError, PlanFile};
 use crate::stub::{StubError, StubHandle};
 
@@ -46,8 +47,15 @@ pub enum StubMode {
 }
 
 /// Reads, validates and compiles a plan, starting its stub first when asked (its URL is `stub.url`).
-pub async fn load(path: &Path, mut opts: LoadOptions, mode: StubMode) -> Result<Loaded, LoadError> {
+/// What looks wrong but does not stop the plan goes to `warnings`, whether the plan loads or not.
+pub async fn load(
+    path: &Path,
+    mut opts: LoadOptions,
+    mode: StubMode,
+    warnings: &mut Warnings,
+) -> Result<Loaded, LoadError> {
     let file = PlanFile::read(path)?;
+    warnings.items.extend(file.warnings(&opts).items);
     let mut stub = None;
     if let Some(stub_path) = file.stub_path(&opts.overrides)? {
         let config = crate::stub::load(&stub_path)?;

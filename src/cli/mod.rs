@@ -5,6 +5,7 @@ mod compare;
 mod dry_run;
 pub mod exit;
 mod guard;
+mod load;
 mod print;
 mod progress;
 mod report;

@@ -11,7 +11,7 @@ use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
 use crate::compile::Graph;
-use crate::pipeline::{load, LoadError, StubMode};
+use crate::pipeline::{LoadError, StubMode};
 use crate::plan::{LoadOptions, PlanError};
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
@@ -23,9 +23,9 @@ use crate::sink::{Sink, SinkError, SinkSet, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
     let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = match load(&a.plan.plan, opts, StubMode::Start).await {
+    let loaded = match super::load::plan(&a.plan.plan, opts, StubMode::Start).await {
         Ok(l) => l,
-        Err(e) => return report_load_error(&e),
+        Err(code) => return code,
     };
     let graph = loaded.graph.clone();
     let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));

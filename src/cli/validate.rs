@@ -4,12 +4,12 @@ use super::args::PlanArgs;
 use super::exit;
 use super::print::outln;
 use crate::compile::StepNode;
-use crate::pipeline::{load, StubMode};
+use crate::pipeline::StubMode;
 use crate::plan::LoadOptions;
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {
     let opts = LoadOptions { overrides: a.define, seed: a.seed, stub_url: None };
-    match load(&a.plan, opts, StubMode::CheckOnly).await {
+    match super::load::plan(&a.plan, opts, StubMode::CheckOnly).await {
         Ok(loaded) => {
             let g = &loaded.graph;
             let requests: usize = g.groups.iter().map(|g| StepNode::count_requests(&g.steps)).sum();
@@ -24,6 +24,6 @@ pub(super) async fn validate(a: PlanArgs) -> i32 {
             );
             exit::OK
         }
-        Err(e) => super::run::report_load_error(&e),
+        Err(code) => code,
     }
 }

@@ -2,9 +2,11 @@
 
 mod render;
 mod suggest;
+mod warning;
 
 pub use render::render;
 pub use suggest::did_you_mean;
+pub use warning::{Warning, Warnings};
 
 use crate::source::Span;
 

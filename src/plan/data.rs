@@ -46,8 +46,8 @@ pub fn data_sets(cx: &mut Ctx, node: &Node) -> Option<Vec<DataSet>> {
     let mut seen = HashSet::new();
     for (key, value) in entries {
         let named = set_name(cx, &key.name, key.span);
+        // Reported by `duplicates::check`; the second is still checked, for its own problems.
         if !seen.insert(key.name.as_str()) {
-            cx.error(Diagnostic::new(key.span, format!("data set `{}` is declared twice", key.name)));
             data_set(cx, &key.name, value);
             continue;
         }

@@ -62,7 +62,7 @@ impl<'s> Ctx<'s> {
             self.type_error(node, &format!("{what}: a mapping"));
             return None;
         };
-        let mut seen = HashSet::new();
+        // A key given twice is reported for every mapping by `duplicates::check`.
         for (k, _) in entries {
             if !allowed.contains(&k.name.as_str()) {
                 let hint = did_you_mean(&k.name, allowed.iter().copied()).map(|s| format!("did you mean `{s}`?"));
@@ -71,8 +71,6 @@ impl<'s> Ctx<'s> {
                         .expected(format!("one of: {}", allowed.join(", ")))
                         .maybe_hint(hint),
                 );
-            } else if !seen.insert(k.name.as_str()) {
-                self.error(Diagnostic::new(k.span, format!("`{}` is given twice in {what}", k.name)));
             }
         }
         Some(Fields { node, entries, what })

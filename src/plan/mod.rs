@@ -3,9 +3,11 @@
 mod bounds;
 mod data;
 mod decode;
+mod duplicates;
 mod load;
 pub mod model;
 pub mod node;
+mod overrides;
 #[cfg(test)]
 mod proptests;
 mod request;
@@ -14,6 +16,7 @@ mod secret;
 mod steps;
 mod threshold;
 mod validate;
+mod yaml;
 
 pub use crate::duration::parse as parse_duration;
 pub use model::Plan;
@@ -21,7 +24,7 @@ pub use schema::plan_schema;
 
 use std::path::{Path, PathBuf};
 
-use crate::diag::{render, Diagnostic, Diagnostics};
+use crate::diag::{render, Diagnostic, Diagnostics, Warnings};
 use crate::source::Source;
 use node::Node;
 
@@ -78,8 +81,8 @@ impl PlanFile {
     pub fn parse(source: Source) -> Result<Self, PlanError> {
         match node::parse(&source.text) {
             Ok(root) => Ok(Self { source, root }),
-            Err((span, msg)) => {
-                let diags = Diagnostics { items: vec![Diagnostic::new(span, msg)] };
+            Err(d) => {
+                let diags = Diagnostics { items: vec![d] };
                 Err(invalid(&source, diags))
             }
         }
@@ -104,6 +107,11 @@ impl PlanFile {
             return Err(invalid(&self.source, Diagnostics { items: vec![d] }));
         }
         Ok(Some(path))
+    }
+
+    /// What is probably a mistake but does not stop the plan: a `-D` that nothing in the plan uses.
+    pub fn warnings(&self, opts: &LoadOptions) -> Warnings {
+        overrides::unused_overrides(&self.root, &opts.overrides)
     }
 
     /// Validates the plan: every problem is reported, with its position.

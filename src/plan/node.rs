@@ -8,6 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use crate::diag::Diagnostic;
 use crate::source::Span;
 
 /// A YAML node with its position.
@@ -87,10 +88,11 @@ fn span_of<T>(s: &Spanned<T>) -> Span {
     Span::new(s.referenced.line() as u32, s.referenced.column() as u32, 1)
 }
 
-/// Parses YAML text into a node tree, or the YAML syntax error with its position.
-pub fn parse(text: &str) -> Result<Node, (Span, String)> {
+/// Parses YAML text into a node tree, or the YAML syntax error explained, at the mistake's position.
+pub fn parse(text: &str) -> Result<Node, Diagnostic> {
     if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
-        return Err((Span::new(1, 1, 1), "the plan is empty: it needs at least `name` and `thread_groups`".into()));
+        let msg = "the plan is empty: it needs at least `name` and `thread_groups`";
+        return Err(Diagnostic::new(Span::new(1, 1, 1), msg));
     }
     let spanned: Spanned<Value> = serde_saphyr::from_str_with_options(text, options()).map_err(|e| {
         let span = e.location().map(|l| Span::new(l.line() as u32, l.column() as u32, 1)).unwrap_or_default();
@@ -98,11 +100,10 @@ pub fn parse(text: &str) -> Result<Node, (Span, String)> {
         let first = msg.lines().next().unwrap_or("invalid YAML").trim();
         // serde-saphyr prefixes "error: line L column C: "; the position is shown separately.
         let first = match first.find(": ") {
-            Some(i) if first.starts_with("error: line") => first[i + 2..].to_string(),
-            _ => first.trim_start_matches("error: ").to_string(),
+            Some(i) if first.starts_with("error: line") => &first[i + 2..],
+            _ => first.trim_start_matches("error: "),
         };
-        let first = format!("invalid YAML: {first}");
-        (span, first)
+        super::yaml::syntax_error(text, span, first)
     })?;
     let mut root = node_from(spanned);
     let lines: Vec<&str> = text.lines().collect();
@@ -267,7 +268,7 @@ mod tests {
 
     #[test]
     fn syntax_error_has_position() {
-        let (span, msg) = parse("a: [1, 2\nb: c\n").unwrap_err();
-        assert!(span.line >= 1, "{span:?} {msg}");
+        let d = parse("a: [1, 2\nb: c\n").unwrap_err();
+        assert_eq!((d.span.line, d.span.col), (1, 4), "{d:?}");
     }
 }

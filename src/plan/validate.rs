@@ -83,6 +83,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         load_scope: Scope::load_time(shared, seed),
         columns: Default::default(),
     };
+    super::duplicates::check(root, &mut cx.diags);
     let Some(f) = cx.fields(root, "plan", PLAN_KEYS) else {
         return Err(cx.diags);
     };

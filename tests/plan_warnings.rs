@@ -1,0 +1,85 @@
+//! `-D name=value` for a property the plan neither declares nor reads: validate, dry-run and run each print
+//! the same warning, with "did you mean", on stderr, and go on.
+
+mod common;
+
+use common::{describe, planrun, stderr, Server, TempDir};
+
+fn plan(dir: &TempDir, base_url: &str) -> std::path::PathBuf {
+    dir.write(
+        "plan.yaml",
+        format!(
+            "name: warn\nproperties:\n  path: /a\n  threads: 1\ndefaults:\n  base_url: \"{base_url}\"\n\
+             thread_groups:\n  - name: g\n    threads: \"{{{{ props.threads }}}}\"\n    loops: 1\n    steps:\n      \
+             - name: get\n        request: {{ url: \"{{{{ props.path }}}}\" }}\n"
+        ),
+    )
+}
+
+const WARNING: &str = "warning: -D pth: the plan has no property `pth` and nothing reads `props.pth`; the value \
+                       is not used\n  = help: did you mean `-D path=...`?\n";
+
+#[test]
+fn an_undeclared_property_is_warned_about_the_same_way_by_validate_dry_run_and_run() {
+    let server = Server::start();
+    let dir = TempDir::new("warn_unknown_property");
+    let plan = plan(&dir, &server.url());
+    let p = plan.to_str().unwrap();
+    let validate = planrun(dir.path(), ["validate", p, "-D", "pth=/x"]);
+    assert_eq!(validate.status.code(), Some(0), "{}", describe(&validate));
+    assert_eq!(stderr(&validate), WARNING);
+    let dry = planrun(dir.path(), ["dry-run", p, "-n", "1", "-D", "pth=/x"]);
+    assert_eq!(dry.status.code(), Some(0), "{}", describe(&dry));
+    assert_eq!(stderr(&dry), WARNING);
+    assert_eq!(server.count(), 0, "dry-run sends nothing");
+    let jtl = dir.join("out.jtl");
+    let run = planrun(dir.path(), ["run", p, "--quiet", "-o", jtl.to_str().unwrap(), "-D", "pth=/x"]);
+    assert_eq!(run.status.code(), Some(0), "the run goes on: {}", describe(&run));
+    assert!(stderr(&run).starts_with(WARNING), "{}", describe(&run));
+    let rows = common::read_jtl(&jtl);
+    assert_eq!(rows.labelled("get").len(), 1);
+    assert_eq!(server.count(), 1, "one request, to the declared path");
+    assert_eq!(server.requests()[0].path(), "/a");
+}
+
+#[test]
+fn the_value_of_a_misspelt_property_is_not_printed() {
+    let dir = TempDir::new("warn_secret_value");
+    let plan = plan(&dir, "http://127.0.0.1:1");
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap(), "-D", "pth=s3cret-value"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(stderr(&out).contains("-D pth:"), "{}", describe(&out));
+    assert!(!stderr(&out).contains("s3cret-value"), "{}", describe(&out));
+}
+
+#[test]
+fn declared_or_read_properties_and_unrelated_names_get_no_did_you_mean_noise() {
+    let dir = TempDir::new("warn_known_property");
+    let plan = plan(&dir, "http://127.0.0.1:1{{ props.prefix }}");
+    let p = plan.to_str().unwrap();
+    // `path` is declared; `prefix` is not, but a template reads it, so it must come from -D.
+    let out = planrun(dir.path(), ["validate", p, "-D", "path=/b", "-D", "prefix=/v1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stderr(&out), "", "nothing to warn about");
+    let out = planrun(dir.path(), ["validate", p, "-D", "prefix=/v1", "-D", "zzzzzz=1", "-D", "zzzzzz=2"]);
+    assert_eq!(
+        stderr(&out),
+        "warning: -D zzzzzz: the plan has no property `zzzzzz` and nothing reads `props.zzzzzz`; the value is not \
+         used\n  = help: the plan's properties: path, threads\n",
+        "one warning per name, listing the properties when none is close"
+    );
+}
+
+#[test]
+fn warnings_are_printed_before_the_problems_of_an_invalid_plan() {
+    let dir = TempDir::new("warn_invalid_plan");
+    let plan = dir.write(
+        "plan.yaml",
+        "name: warn\nproperties:\n  path: /a\nthread_groups:\n  - name: g\n    threads: 0\n    steps: []\n",
+    );
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap(), "-D", "pth=/x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with("warning: -D pth:"), "{err}");
+    assert!(err.contains("error: "), "{err}");
+}
