@@ -142,25 +142,38 @@ fn a_request_that_cannot_render_exits_2_naming_request_expression_and_line() {
 }
 
 #[test]
-fn a_request_target_the_client_would_refuse_is_a_plan_error_too() {
-    // A run fails this request before sending it: `invalid request target `/k/a b``.
-    let dir = TempDir::new("dry_run_target");
+fn a_space_rendered_into_a_path_is_percent_encoded_as_a_run_sends_it() {
+    let dir = TempDir::new("dry_run_space");
     let plan = dir.write(
         "plan.yaml",
         "name: t\ndefaults: { base_url: \"http://127.0.0.1:1\" }\nthread_groups:\n  - name: g\n    threads: 1\n    \
          steps:\n      - name: spaced\n        request: { url: \"/k/{{ 'a b' }}\" }\n",
     );
     let out = dry_run(&dir, &plan, "1");
-    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    assert!(
-        stdout(&out).contains("(cannot render: invalid request target `/k/a b`: invalid uri character)"),
-        "{}",
-        describe(&out)
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(stdout(&out).contains("GET /k/a%20b HTTP/1.1"), "{}", describe(&out));
+}
+
+#[test]
+fn a_request_target_the_client_would_refuse_is_a_plan_error_too() {
+    // A target longer than the 65,534 bytes the HTTP client takes: a run fails it before sending.
+    let dir = TempDir::new("dry_run_target");
+    let long = "a".repeat(70_000);
+    let plan = dir.write(
+        "plan.yaml",
+        format!(
+            "name: t\ndefaults: {{ base_url: \"http://127.0.0.1:1\" }}\nvariables: {{ long: {long} }}\n\
+             thread_groups:\n  - name: g\n    threads: 1\n    \
+             steps:\n      - name: huge\n        request: {{ url: \"/k/{{{{ long }}}}\" }}\n"
+        ),
     );
+    let out = dry_run(&dir, &plan, "1");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(stdout(&out).contains("(cannot render: invalid request target `/k/aaa"), "{}", describe(&out));
     let err = stderr(&out);
     assert!(
-        err.starts_with("error: request `spaced` cannot be rendered: `/k/{{ 'a b' }}`: invalid request target"),
+        err.starts_with("error: request `huge` cannot be rendered: `/k/{{ long }}`: invalid request target"),
         "{err}"
     );
-    assert!(err.contains("plan.yaml:8:26\n"), "{err}");
+    assert!(err.contains("plan.yaml:9:26\n"), "{err}");
 }

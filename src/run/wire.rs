@@ -50,6 +50,7 @@ pub fn render(
     // One buffer for the whole URL, base included (prepended in place when the URL is relative).
     let mut url = String::with_capacity(URL_CAPACITY);
     into(&step.url, &mut url)?;
+    escape_illegal(&mut url);
     if !step.query.is_empty() {
         url.push(if url.contains('?') { '&' } else { '?' });
         for (i, ((_, value), key)) in step.query.iter().zip(&node.query_keys).enumerate() {
@@ -94,6 +95,32 @@ pub fn render(
 
 /// Room for most URLs, so that building one allocates once.
 const URL_CAPACITY: usize = 192;
+
+/// Percent-encodes the bytes no URL may hold as they are (controls, space, `"<>\\^`{|}`, bytes beyond ASCII),
+/// as browsers and JMeter (through `java.net.URI`) do: a data value `a b` rendered into a path goes as `a%20b`
+/// instead of failing the request. `%`, `?`, `#` and the other delimiters are left, as the plan wrote them.
+fn escape_illegal(url: &mut String) {
+    if !url.bytes().any(illegal_in_url) {
+        return;
+    }
+    let mut escaped = String::with_capacity(url.len() + 16);
+    for b in url.bytes() {
+        if illegal_in_url(b) {
+            escaped.push('%');
+            escaped.push(char::from(HEX[usize::from(b >> 4)]));
+            escaped.push(char::from(HEX[usize::from(b & 15)]));
+        } else {
+            escaped.push(char::from(b));
+        }
+    }
+    *url = escaped;
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+fn illegal_in_url(b: u8) -> bool {
+    b <= b' ' || b >= 0x7f || matches!(b, b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}')
+}
 
 /// Bytes that `application/x-www-form-urlencoded` leaves as they are.
 fn form_safe(b: u8) -> bool {
@@ -249,7 +276,20 @@ impl WireRequest {
 
 #[cfg(test)]
 mod tests {
-    use super::form_safe;
+    use super::{escape_illegal, form_safe};
+
+    #[test]
+    fn illegal_url_bytes_are_percent_encoded_and_the_rest_kept() {
+        let mut url = "http://h:1/k/a b/Café?q=\"x\"&r=%41#f".to_string();
+        escape_illegal(&mut url);
+        assert_eq!(url, "http://h:1/k/a%20b/Caf%C3%A9?q=%22x%22&r=%41#f");
+        assert!(http::Uri::try_from(url.as_str()).is_ok());
+        for b in 0..=127u8 {
+            let mut one = format!("/{}", char::from(b));
+            escape_illegal(&mut one);
+            assert!(http::Uri::try_from(one.as_str()).is_ok(), "byte {b}: {one}");
+        }
+    }
 
     #[test]
     fn form_safe_bytes_are_the_ones_form_encoding_keeps() {
