@@ -83,3 +83,36 @@ fn warnings_are_printed_before_the_problems_of_an_invalid_plan() {
     assert!(err.starts_with("warning: -D pth:"), "{err}");
     assert!(err.contains("error: "), "{err}");
 }
+
+#[test]
+fn a_property_read_but_neither_declared_nor_given_is_a_plan_error_before_anything_is_sent() {
+    // Before, `{{ props.pth }}` with no such property passed validate and failed every request of the run.
+    let server = Server::start();
+    let dir = TempDir::new("undeclared_property_read");
+    let url = format!("\"{}{{{{ props.pth }}}}\"", server.url());
+    let body = format!(
+        "name: p\nproperties: {{ path: /ok }}\nthread_groups:\n  - name: g\n    threads: 1\n    loops: 1\n    \
+         steps:\n      - name: get\n        request: {{ url: {url} }}\n"
+    );
+    let plan = dir.write("plan.yaml", body);
+    let p = plan.to_str().unwrap();
+    for command in ["validate", "run"] {
+        let out = planrun(dir.path(), [command, p]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", describe(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("error: property `pth` is neither declared under `properties:` nor given with -D"),
+            "{err}"
+        );
+        assert!(err.contains("plan.yaml:9:"), "{err}");
+        assert!(err.contains("did you mean `props.path`?"), "{err}");
+    }
+    assert_eq!(server.count(), 0);
+    // Given with -D, it is what the plan expects: no error and no warning.
+    let jtl = dir.join("out.jtl");
+    let out = planrun(dir.path(), ["run", p, "--quiet", "-o", jtl.to_str().unwrap(), "-D", "pth=/ok"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", describe(&out));
+    assert_eq!(server.count(), 1);
+    assert_eq!(common::read_jtl(&jtl).rows.len(), 1);
+}

@@ -23,7 +23,8 @@ pub struct Ctx<'s> {
     pub templates: Templates,
     /// The scope for values rendered at load time (properties, counts, durations).
     pub load_scope: Arc<Scope>,
-    /// Each data set's columns, so a template that reads `set.column` is checked against them.
+    /// Each data set's columns, so a template that reads `set.column` is checked against them; `props` holds
+    /// the property names (declared or given with -D).
     pub columns: std::collections::HashMap<String, Vec<Arc<str>>>,
 }
 
@@ -333,11 +334,23 @@ impl<'s> Ctx<'s> {
             let written = format!("{set}.{column}");
             let at = text.find(&written).unwrap_or(0);
             let span = self.span_in(node, text, at).with_len(written.chars().count() as u32);
-            let hint = match did_you_mean(column, columns.iter().map(|c| &**c)) {
-                Some(near) => format!("did you mean `{set}.{near}`?"),
-                None => format!("its columns: {}", columns.iter().map(|c| &**c).collect::<Vec<_>>().join(", ")),
+            let near = did_you_mean(column, columns.iter().map(|c| &**c));
+            let listed = columns.iter().map(|c| &**c).collect::<Vec<_>>().join(", ");
+            let diagnostic = if set == "props" {
+                let hint = match near {
+                    Some(near) => format!("did you mean `props.{near}`?"),
+                    None => format!("declare it under `properties:` with a default, or give `-D {column}=VALUE`"),
+                };
+                let message = format!("property `{column}` is neither declared under `properties:` nor given with -D");
+                Diagnostic::new(span, message).hint(hint)
+            } else {
+                let hint = match near {
+                    Some(near) => format!("did you mean `{set}.{near}`?"),
+                    None => format!("its columns: {listed}"),
+                };
+                Diagnostic::new(span, format!("data set `{set}` has no column `{column}`")).hint(hint)
             };
-            self.error(Diagnostic::new(span, format!("data set `{set}` has no column `{column}`")).hint(hint));
+            self.error(diagnostic);
         }
         ok
     }

@@ -91,6 +91,9 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     let description = f.get("description").and_then(|d| cx.string(d, "description"));
     let mut secrets = Vec::new();
     let props = properties(&mut cx, f.get("properties"), opts, &stub, seed, &mut secrets);
+    // Every `props.NAME` a template reads is checked like a data set's column: declared, or given with -D.
+    let prop_names = props.try_iter().map(|keys| keys.filter_map(|k| k.as_str().map(Arc::from)).collect());
+    cx.columns.insert("props".to_string(), prop_names.unwrap_or_default());
     let shared = Arc::new(Shared { props, stub });
     cx.load_scope = Scope::load_time(shared.clone(), seed);
     // A seed may be a template over the properties (`seed: "{{ props.seed }}"`): rendered once they are.
