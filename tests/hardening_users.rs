@@ -4,62 +4,11 @@
 
 mod common;
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use common::{num, planrun, read_jtl, RawServer, TempDir};
 
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpListener;
-use tokio::runtime::Runtime;
-
-use common::{num, planrun, read_jtl, read_request, TempDir};
-
-/// A server that answers every request `200 ok` with a Content-Length and keep-alive implied (HTTP/1.1, no
-/// `Connection: close`), and closes the connection 2 ms after every `close_after`-th response of it: a proxy
-/// at its keep-alive limit.
-struct ClosingServer {
-    _rt: Runtime,
-    addr: SocketAddr,
-    requests: Arc<AtomicU64>,
-}
-
-impl ClosingServer {
-    fn start(close_after: u64) -> ClosingServer {
-        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let requests = Arc::new(AtomicU64::new(0));
-        let counted = requests.clone();
-        rt.spawn(async move {
-            loop {
-                let Ok((mut stream, _)) = listener.accept().await else { continue };
-                let counted = counted.clone();
-                tokio::spawn(async move {
-                    for _ in 0..close_after {
-                        if read_request(&mut stream).await.is_none() {
-                            return;
-                        }
-                        counted.fetch_add(1, Ordering::SeqCst);
-                        if stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await.is_err() {
-                            return;
-                        }
-                    }
-                    // Closed a moment after the response, no header having said it would be: the client's next
-                    // request is then usually already here, unread, so the close is a reset (RST), not a FIN.
-                    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-                });
-            }
-        });
-        ClosingServer { _rt: rt, addr, requests }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    fn requests(&self) -> u64 {
-        self.requests.load(Ordering::SeqCst)
-    }
+/// Answers `200 ok` and closes each connection 2 ms after its `close_after`-th response.
+fn closing(close_after: u64) -> RawServer {
+    RawServer::start(common::OK_RESPONSE, close_after)
 }
 
 fn closed_plan(url: &str, method: &str, users: u32, loops: u32, think: &str) -> String {
@@ -80,7 +29,7 @@ fn run_counting(dir: &TempDir, plan: &str) -> (Vec<std::collections::HashMap<Str
 
 #[test]
 fn gets_on_a_server_that_closes_after_every_response_all_succeed() {
-    let server = ClosingServer::start(1);
+    let server = closing(1);
     let dir = TempDir::new("closing_every_get");
     let (rows, text) = run_counting(&dir, &closed_plan(&server.url(), "GET", 1, 100, ""));
     assert_eq!(rows.len(), 100);
@@ -91,7 +40,7 @@ fn gets_on_a_server_that_closes_after_every_response_all_succeed() {
 
 #[test]
 fn gets_from_several_users_on_a_server_that_closes_after_every_third_response_all_succeed() {
-    let server = ClosingServer::start(3);
+    let server = closing(3);
     let dir = TempDir::new("closing_third_get");
     let (rows, text) = run_counting(&dir, &closed_plan(&server.url(), "GET", 3, 100, ""));
     assert_eq!(rows.len(), 300);
@@ -104,7 +53,7 @@ fn gets_from_several_users_on_a_server_that_closes_after_every_third_response_al
 fn a_close_noticed_during_a_pause_opens_a_new_connection_even_for_posts() {
     // With a pause after each request the FIN has arrived before the next one: the connection is known
     // closed before anything is sent, so even a POST goes on a new connection and nothing fails.
-    let server = ClosingServer::start(1);
+    let server = closing(1);
     let dir = TempDir::new("closing_post_pause");
     let think = "    think_time: 20ms\n";
     let (rows, text) = run_counting(&dir, &closed_plan(&server.url(), "POST", 2, 20, think));
@@ -117,7 +66,7 @@ fn a_close_noticed_during_a_pause_opens_a_new_connection_even_for_posts() {
 fn posts_on_a_closing_server_are_never_sent_twice() {
     // Without a pause the close may cross the next POST: that one fails rather than being resent, so the
     // server never reads more requests than there are rows, and every success is one request read.
-    let server = ClosingServer::start(1);
+    let server = closing(1);
     let dir = TempDir::new("closing_post");
     let (rows, _) = run_counting(&dir, &closed_plan(&server.url(), "POST", 1, 100, ""));
     assert_eq!(rows.len(), 100);
@@ -132,7 +81,7 @@ fn posts_on_a_closing_server_are_never_sent_twice() {
 
 #[test]
 fn an_open_iteration_that_pauses_first_does_not_count_its_pause_as_response_time() {
-    let server = ClosingServer::start(u64::MAX);
+    let server = closing(u64::MAX);
     let dir = TempDir::new("open_think_first");
     let plan = format!(
         "name: open-think\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    arrival_rate: 4/s\n    \
@@ -151,7 +100,7 @@ fn an_open_iteration_that_pauses_first_does_not_count_its_pause_as_response_time
 
 #[test]
 fn an_arrival_rate_no_machine_can_dispatch_ends_at_its_duration_with_drops_counted() {
-    let server = ClosingServer::start(u64::MAX);
+    let server = closing(u64::MAX);
     let dir = TempDir::new("open_absurd_rate");
     for rate in ["1e15/s", "10000000/s"] {
         let plan = format!(

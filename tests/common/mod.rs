@@ -408,6 +408,61 @@ impl Drop for FaultServer {
     }
 }
 
+/// A raw HTTP/1.1 server that answers every request it reads with the same bytes, and closes a connection 2 ms
+/// after its `close_after`-th response (`u64::MAX`: never), no header having said so: a proxy at its
+/// keep-alive limit. It counts the requests it read.
+pub struct RawServer {
+    _rt: Runtime,
+    addr: SocketAddr,
+    requests: Arc<AtomicU64>,
+}
+
+impl RawServer {
+    pub fn start(response: &'static [u8], close_after: u64) -> RawServer {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(AtomicU64::new(0));
+        let counted = requests.clone();
+        rt.spawn(async move {
+            loop {
+                let Ok((mut stream, _)) = listener.accept().await else { continue };
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut answered = 0;
+                    while answered < close_after {
+                        if read_request(&mut stream).await.is_none() {
+                            return;
+                        }
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        if stream.write_all(response).await.is_err() {
+                            return;
+                        }
+                        answered += 1;
+                    }
+                    // Closed a moment after the response: the client's next request is then usually already
+                    // here, unread, so the close is a reset (RST), not a FIN.
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                });
+            }
+        });
+        RawServer { _rt: rt, addr, requests }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// How many requests it read.
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
 /// What [`Fault::AnswerOnceThenClose`] answers first.
 pub const OK_RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
