@@ -5,6 +5,7 @@ mod compare;
 mod dry_run;
 pub mod exit;
 mod guard;
+mod merge;
 mod print;
 mod progress;
 mod report;
@@ -27,6 +28,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Stub(a) => stub::stub(a).await,
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
     }
 }

@@ -59,7 +59,7 @@ fn default_dir(results: &Path) -> PathBuf {
 }
 
 /// Writes `index.html` and `summary.json` into `dir`, creating it.
-fn write_report(dir: &Path, data: &ReportData) -> Result<(), String> {
+pub(super) fn write_report(dir: &Path, data: &ReportData) -> Result<(), String> {
     let index = dir.join("index.html");
     write_file(&index, report_html(data).as_bytes()).map_err(|e| format!("cannot write {}: {e}", index.display()))?;
     let summary = dir.join("summary.json");
