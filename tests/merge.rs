@@ -259,6 +259,18 @@ fn rows_are_copied_verbatim_in_timestamp_order() {
 }
 
 #[test]
+fn internal_errors_among_the_merged_rows_exit_4_as_the_run_did() {
+    let dir = TempDir::new("merge_internal");
+    dir.write("a.jtl", small_jtl(&[(1000, "a", "OK")], "\n"));
+    let header = "timeStamp,elapsed,label,responseCode,responseMessage,success\n";
+    dir.write("b.jtl", format!("{header}1001,0,a,Non HTTP response code: Internal,planrun bug,false\n"));
+    let out = planrun(dir.path(), ["merge", "a.jtl", "b.jtl", "-o", "all.jtl"]);
+    assert_eq!(out.status.code(), Some(4), "{}", describe(&out));
+    assert!(stdout(&out).contains("Internal errors: 1 (planrun failed inside these samples"), "{}", describe(&out));
+    assert_eq!(records(&fs::read_to_string(dir.join("all.jtl")).unwrap()).len(), 3, "merged all the same");
+}
+
+#[test]
 fn a_row_too_late_for_the_window_is_written_out_of_order_and_counted() {
     let dir = TempDir::new("merge_late");
     // 40,000 rows of about 40 bytes (with what each holds in memory, far beyond a 1 MiB window), then a row
@@ -408,23 +420,23 @@ fn inputs_that_cannot_be_merged_are_refused_and_nothing_is_written() {
 const BIG_FILES: u64 = 8;
 const T0: u64 = 1_700_000_000_000;
 
-/// Writes `rows` rows of a planrun JTL as samples end: 8 a millisecond, each starting its elapsed time
-/// (up to 996 ms) before it ends, so its timeStamp is out of order by up to 8,000 rows; and copies it to the
-/// other files (segments run at the same time, so their timeStamps overlap).
+/// Writes `rows` rows of a planrun JTL as samples end, 8 a millisecond: most take 3 ms, every 64th from 900
+/// to 996 ms, so it starts before the 7,000 rows above it; and copies the file to the other segments (run at
+/// the same time, their timeStamps overlap).
 fn write_big(files: &[PathBuf], rows: u64) {
-    let path = &files[0];
     const TAILS: [&str; 4] = [
         "l0,200,OK,users 1-1,text,true,,1000,100,8,8,http://127.0.0.1/a,",
         "l1,200,OK,users 1-2,text,true,,2000,200,8,8,http://127.0.0.1/b,",
         "l2,500,Internal Server Error,users 1-3,text,false,\"Assertion failed (line 9): status, \"\"x\"\"\",300,100,8,8,http://127.0.0.1/c,",
         "l1,200,OK,users 1-4,text,true,,2000,200,8,8,http://127.0.0.1/b,",
     ];
+    let path = &files[0];
     let mut w = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(path).unwrap());
     writeln!(w, "{JTL_HEADER}").unwrap();
     let mut line = Vec::with_capacity(256);
     let mut num = itoa::Buffer::new();
     for i in 0..rows {
-        let elapsed = (i * 7919) % 997;
+        let elapsed = if i % 64 == 0 { 900 + i % 97 } else { 3 };
         let end = T0 + 1_000 + i / 8;
         line.clear();
         line.extend_from_slice(num.format(end - elapsed).as_bytes());

@@ -2,7 +2,6 @@
 //! report`'s reader ([`crate::report::results`], through a [`Pipe`]) and put in order in its [`Window`]; what
 //! comes out goes to the merge in batches over a bounded channel.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::File;
 use std::io;
@@ -182,7 +181,7 @@ impl Reader<'_> {
                 return Err(self.internal(format!("the reader found no record at line {}", raw.line)));
             };
             self.check_label(&record, raw.line)?;
-            let row = Row::new(seq, record_bytes(raw), owned(record));
+            let row = Row::new(seq, record_bytes(raw), &record);
             seq += 1;
             if let Some(out) = window.push(row) {
                 batch.push(out);
@@ -224,27 +223,6 @@ fn record_bytes(raw: Raw) -> Vec<u8> {
         raw.bytes
     } else {
         raw.record().to_vec()
-    }
-}
-
-/// A record that no longer borrows from its reader.
-fn owned(r: Record<'_>) -> Record<'static> {
-    fn own(c: Cow<'_, str>) -> Cow<'static, str> {
-        Cow::Owned(c.into_owned())
-    }
-    Record {
-        label: own(r.label),
-        response_code: own(r.response_code),
-        response_message: own(r.response_message),
-        failure_message: own(r.failure_message),
-        line: r.line,
-        start_ms: r.start_ms,
-        elapsed_us: r.elapsed_us,
-        success: r.success,
-        bytes: r.bytes,
-        sent_bytes: r.sent_bytes,
-        all_threads: r.all_threads,
-        transaction: r.transaction,
     }
 }
 

@@ -213,23 +213,21 @@ impl Kway {
         cancel: &AtomicBool,
         on_warning: &mut dyn FnMut(&Warning),
     ) -> Result<(), MergeError> {
-        let mut heads = Vec::with_capacity(streams.len());
         let mut order = BinaryHeap::with_capacity(streams.len());
         for (i, stream) in streams.iter_mut().enumerate() {
-            let row = if merged[i] { stream.next_row(on_warning)? } else { None };
-            if let Some(row) = &row {
+            if !merged[i] {
+                continue;
+            }
+            if let Some(row) = stream.peek(on_warning)? {
                 order.push(Reverse((row.ts, i, row.seq)));
             }
-            heads.push(row);
         }
         let mut last_ts = 0;
         let mut written = 0u64;
         while let Some(Reverse((ts, i, _))) = order.pop() {
-            let Some(row) = heads[i].take() else {
-                return Err(MergeError::Internal {
-                    path: streams[i].path.display().to_string(),
-                    what: "no head".into(),
-                });
+            let stream = &mut streams[i];
+            let Some(row) = stream.peek(on_warning)? else {
+                return Err(MergeError::Internal { path: stream.path.display().to_string(), what: "no row".into() });
             };
             if ts < last_ts {
                 self.late[i] += 1;
@@ -238,15 +236,15 @@ impl Kway {
                 last_ts = ts;
             }
             out.write(&row.bytes)?;
-            self.analysis.add(&row.record);
+            self.analysis.add(&row.record());
+            stream.advance();
             self.rows[i] += 1;
             written += 1;
             if written.is_multiple_of(CANCEL_EVERY) && cancel.load(Ordering::Relaxed) {
                 return Err(MergeError::Interrupted { path: self.analysis.source.clone() });
             }
-            if let Some(next) = streams[i].next_row(on_warning)? {
+            if let Some(next) = stream.peek(on_warning)? {
                 order.push(Reverse((next.ts, i, next.seq)));
-                heads[i] = Some(next);
             }
         }
         Ok(())

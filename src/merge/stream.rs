@@ -14,7 +14,9 @@ pub struct Stream {
     /// The input's path, for messages.
     pub path: PathBuf,
     rx: Receiver<Msg>,
-    batch: std::vec::IntoIter<Row>,
+    /// Rows received; those before `at` were taken.
+    batch: Vec<Row>,
+    at: usize,
     ended: bool,
     thread: Option<JoinHandle<()>>,
 }
@@ -28,7 +30,7 @@ impl Stream {
             .name(format!("merge-input-{number}"))
             .spawn(move || input::read(job, &tx))
             .map_err(|e| MergeError::Internal { path: path.display().to_string(), what: format!("no thread: {e}") })?;
-        Ok(Stream { path, rx, batch: Vec::new().into_iter(), ended: false, thread: Some(thread) })
+        Ok(Stream { path, rx, batch: Vec::new(), at: 0, ended: false, thread: Some(thread) })
     }
 
     /// The input's format and header; `None` when it was skipped (empty, or cut inside its header).
@@ -47,23 +49,29 @@ impl Stream {
         }
     }
 
-    /// The next row, `None` after the last.
-    pub fn next_row(&mut self, on_warning: &mut dyn FnMut(&Warning)) -> Result<Option<Row>, MergeError> {
-        loop {
-            if let Some(row) = self.batch.next() {
-                return Ok(Some(row));
-            }
+    /// The next row (rows are looked at where they lie, not moved), `None` after the last.
+    pub fn peek(&mut self, on_warning: &mut dyn FnMut(&Warning)) -> Result<Option<&Row>, MergeError> {
+        while self.at == self.batch.len() {
             if self.ended {
                 return Ok(None);
             }
             match self.recv()? {
-                Msg::Rows(rows) => self.batch = rows.into_iter(),
+                Msg::Rows(rows) => {
+                    self.batch = rows;
+                    self.at = 0;
+                }
                 Msg::Warning(w) => on_warning(&w),
                 Msg::End => self.ended = true,
                 Msg::Error(e) => return Err(e),
                 Msg::Head(_) => return Err(self.internal("a second header")),
             }
         }
+        Ok(self.batch.get(self.at))
+    }
+
+    /// Takes the row [`Stream::peek`] gave.
+    pub fn advance(&mut self) {
+        self.at += 1;
     }
 
     fn recv(&mut self) -> Result<Msg, MergeError> {

@@ -5,11 +5,13 @@
 //! of bytes, and always gives out the earliest it holds; so an input comes out in `timeStamp` order as long as
 //! no row comes after more than a window's worth of rows that started after it.
 //!
-//! Rows mostly come in order: those that do wait in a queue (taken in constant time), the few that do not in
-//! a heap beside it; the earlier of the two fronts goes out first.
+//! Rows that come in order wait in a queue (taken in constant time); the others in a heap of their keys
+//! beside it, the rows themselves in slots that do not move. The earlier of the two fronts goes out first.
 
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+use std::borrow::Cow;
 
 use crate::report::results::Record;
 
@@ -22,48 +24,96 @@ pub struct Row {
     pub seq: u64,
     /// The record as it is in the file, line end included.
     pub bytes: Vec<u8>,
-    /// The record as `planrun report` reads it.
-    pub record: Record<'static>,
+    /// The record as `planrun report` read it; its texts in one string (one allocation, not four).
+    text: String,
+    /// Where the label, response code, response message and failure message end in `text`.
+    ends: [usize; 4],
+    line: u64,
+    elapsed_us: u64,
+    success: bool,
+    received: u64,
+    sent: u64,
+    all_threads: Option<u32>,
+    transaction: bool,
     /// Memory it holds, about: what the window counts against its budget.
     size: usize,
 }
 
 impl Row {
     /// A row of `bytes`, read as `record`, the `seq`th of its file.
-    pub fn new(seq: u64, bytes: Vec<u8>, record: Record<'static>) -> Self {
-        let r = &record;
-        let text = r.label.len() + r.response_code.len() + r.response_message.len() + r.failure_message.len();
+    pub fn new(seq: u64, bytes: Vec<u8>, record: &Record<'_>) -> Self {
+        let fields = [&record.label, &record.response_code, &record.response_message, &record.failure_message];
+        let mut text = String::with_capacity(fields.iter().map(|f| f.len()).sum());
+        let ends = fields.map(|f| {
+            text.push_str(f);
+            text.len()
+        });
         // Each allocation costs its header and rounding too.
-        let size = std::mem::size_of::<Row>() + bytes.capacity() + text + 5 * 16;
-        Row { ts: record.start_ms, seq, bytes, record, size }
+        let size = std::mem::size_of::<Row>() + bytes.capacity() + text.capacity() + 2 * 16;
+        Row {
+            ts: record.start_ms,
+            seq,
+            bytes,
+            text,
+            ends,
+            line: record.line,
+            elapsed_us: record.elapsed_us,
+            success: record.success,
+            received: record.bytes,
+            sent: record.sent_bytes,
+            all_threads: record.all_threads,
+            transaction: record.transaction,
+            size,
+        }
     }
 
-    fn key(&self) -> (u64, u64) {
+    /// The record, as read.
+    pub fn record(&self) -> Record<'_> {
+        let [label, code, message, failure] = self.ends;
+        let text = |from: usize, to: usize| Cow::Borrowed(&self.text[from..to]);
+        Record {
+            line: self.line,
+            start_ms: self.ts,
+            elapsed_us: self.elapsed_us,
+            label: text(0, label),
+            response_code: text(label, code),
+            response_message: text(code, message),
+            success: self.success,
+            failure_message: text(message, failure),
+            bytes: self.received,
+            sent_bytes: self.sent,
+            all_threads: self.all_threads,
+            transaction: self.transaction,
+        }
+    }
+
+    /// Where it goes: by timeStamp, then by its place in the file.
+    pub fn key(&self) -> (u64, u64) {
         (self.ts, self.seq)
     }
 }
 
-/// Rows ordered by (timeStamp, place in the file).
-#[derive(Debug)]
-struct Keyed(Row);
-
-impl PartialEq for Keyed {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.key() == other.0.key()
-    }
+/// A row's key packed in one number: compared in one step (the heap compares a lot).
+fn packed(ts: u64, seq: u64) -> u128 {
+    (u128::from(ts) << 64) | u128::from(seq)
 }
 
-impl Eq for Keyed {}
+/// A row in the heap: its key and where it is. Keys are unique (`seq` is), so the slot never decides.
+#[derive(Debug, PartialEq, Eq)]
+struct Slot {
+    key: u128,
+    slot: usize,
+}
 
-impl PartialOrd for Keyed {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+impl PartialOrd for Slot {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Keyed {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.key().cmp(&other.0.key())
+impl Ord for Slot {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
     }
 }
 
@@ -72,8 +122,10 @@ impl Ord for Keyed {
 pub struct Window {
     /// Rows that came in order.
     queue: VecDeque<Row>,
-    /// Rows that came earlier than the last one queued.
-    heap: BinaryHeap<Reverse<Keyed>>,
+    /// The keys of the rows that came earlier than the last one queued, and their slots.
+    heap: BinaryHeap<Reverse<Slot>>,
+    slots: Vec<Option<Row>>,
+    free: Vec<usize>,
     bytes: usize,
     budget: usize,
 }
@@ -81,14 +133,34 @@ pub struct Window {
 impl Window {
     /// An empty window of `budget` bytes.
     pub fn new(budget: usize) -> Self {
-        Window { queue: VecDeque::new(), heap: BinaryHeap::new(), bytes: 0, budget }
+        Window {
+            queue: VecDeque::new(),
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            bytes: 0,
+            budget,
+        }
     }
 
     /// Takes a row; gives out the earliest one held when the window is over its budget.
     pub fn push(&mut self, row: Row) -> Option<Row> {
         self.bytes += row.size;
         match self.queue.back() {
-            Some(last) if row.key() < last.key() => self.heap.push(Reverse(Keyed(row))),
+            Some(last) if row.key() < last.key() => {
+                let (ts, seq) = row.key();
+                let slot = match self.free.pop() {
+                    Some(slot) => {
+                        self.slots[slot] = Some(row);
+                        slot
+                    }
+                    None => {
+                        self.slots.push(Some(row));
+                        self.slots.len() - 1
+                    }
+                };
+                self.heap.push(Reverse(Slot { key: packed(ts, seq), slot }));
+            }
             _ => self.queue.push_back(row),
         }
         if self.bytes > self.budget {
@@ -101,11 +173,17 @@ impl Window {
     /// The earliest row held.
     pub fn pop(&mut self) -> Option<Row> {
         let from_heap = match (self.queue.front(), self.heap.peek()) {
-            (Some(q), Some(Reverse(Keyed(h)))) => h.key() < q.key(),
+            (Some(q), Some(Reverse(h))) => h.key < packed(q.ts, q.seq),
             (None, Some(_)) => true,
             (_, None) => false,
         };
-        let row = if from_heap { self.heap.pop().map(|Reverse(Keyed(row))| row) } else { self.queue.pop_front() }?;
+        let row = if from_heap {
+            let Reverse(Slot { slot, .. }) = self.heap.pop()?;
+            self.free.push(slot);
+            self.slots[slot].take()?
+        } else {
+            self.queue.pop_front()?
+        };
         self.bytes -= row.size;
         Some(row)
     }
@@ -113,12 +191,10 @@ impl Window {
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
-
     use super::*;
 
-    fn row(ts: u64, seq: u64) -> Row {
-        let record = Record {
+    fn record(ts: u64, seq: u64) -> Record<'static> {
+        Record {
             line: seq + 2,
             start_ms: ts,
             elapsed_us: 0,
@@ -131,8 +207,22 @@ mod tests {
             sent_bytes: 0,
             all_threads: None,
             transaction: false,
-        };
-        Row::new(seq, format!("{ts}\n").into_bytes(), record)
+        }
+    }
+
+    fn row(ts: u64, seq: u64) -> Row {
+        Row::new(seq, format!("{ts}\n").into_bytes(), &record(ts, seq))
+    }
+
+    #[test]
+    fn a_row_gives_back_the_record_it_was_made_of() {
+        let mut record = record(7, 0);
+        record.label = Cow::Borrowed("lab,el");
+        record.failure_message = Cow::Borrowed("f");
+        record.all_threads = Some(3);
+        let row = Row::new(0, b"x\n".to_vec(), &record);
+        assert_eq!(row.record(), record);
+        assert_eq!((row.bytes.as_slice(), row.key()), (&b"x\n"[..], (7, 0)));
     }
 
     #[test]
