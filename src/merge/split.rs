@@ -7,6 +7,10 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
+/// The longest record read: 64 MiB. A result row is a few hundred bytes (JMeter's, with response data saved,
+/// can be far longer); a file with more than this before a record ends is no result file, and is not held.
+pub const MAX_RECORD: usize = 64 << 20;
+
 /// How records end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
@@ -46,6 +50,8 @@ pub struct Splitter<R> {
     ends: Vec<usize>,
     /// The line the next byte is on, from 1.
     line: u64,
+    /// The longest record read.
+    limit: usize,
 }
 
 impl<R: Read> Splitter<R> {
@@ -62,7 +68,23 @@ impl<R: Read> Splitter<R> {
             scratch: vec![0; 4096],
             ends: vec![0; 64],
             line: 1,
+            limit: MAX_RECORD,
         }
+    }
+
+    /// The longest record to read, instead of [`MAX_RECORD`].
+    pub fn with_limit(mut self, bytes: usize) -> Self {
+        self.limit = bytes;
+        self
+    }
+
+    fn too_long(&self) -> io::Error {
+        let limit = match self.limit >> 20 {
+            0 => format!("{} bytes", self.limit),
+            mib => format!("{mib} MiB"),
+        };
+        let what = format!("line {}: more than {limit} without the end of a record: not a result file", self.line);
+        io::Error::new(io::ErrorKind::InvalidData, what)
     }
 
     /// Skips a UTF-8 byte order mark and blank space before the first record, as `planrun report` does; returns
@@ -120,6 +142,9 @@ impl<R: Read> Splitter<R> {
                     return self.parse_csv(bytes);
                 }
             }
+            if bytes.len() > self.limit {
+                return Err(self.too_long());
+            }
         }
     }
 
@@ -134,6 +159,9 @@ impl<R: Read> Splitter<R> {
             let (result, nin, _, _) = self.csv.read_record(buf, &mut self.scratch, &mut self.ends);
             bytes.extend_from_slice(&buf[..nin]);
             self.input.consume(nin);
+            if bytes.len() > self.limit {
+                return Err(self.too_long());
+            }
             match result {
                 R::InputEmpty | R::OutputFull | R::OutputEndsFull => continue,
                 R::End => return Ok(None),
@@ -160,7 +188,11 @@ impl<R: Read> Splitter<R> {
         let mut bytes = Vec::new();
         loop {
             let from = bytes.len();
-            let n = self.input.read_until(b'\n', &mut bytes)?;
+            let room = (self.limit + 1).saturating_sub(from) as u64;
+            let n = (&mut self.input).take(room).read_until(b'\n', &mut bytes)?;
+            if bytes.len() > self.limit {
+                return Err(self.too_long());
+            }
             if n == 0 {
                 return Ok(None);
             }
@@ -218,6 +250,16 @@ mod tests {
         let text = b"h\na,\"b;c\nd\n";
         assert_eq!(split(text, Framing::Csv(b';')).len(), 3);
         assert_eq!(split(text, Framing::Csv(b',')).len(), 2);
+    }
+
+    #[test]
+    fn a_record_longer_than_the_limit_is_an_error_not_held() {
+        for (text, framing) in [(&b"h\n\"0123456789\n"[..], Framing::Csv(b',')), (b"h\n0123456789", Framing::Lines)] {
+            let mut s = Splitter::new(text, framing).with_limit(8);
+            assert!(s.next_raw().unwrap().is_some());
+            let err = s.next_raw().unwrap_err().to_string();
+            assert_eq!(err, "line 2: more than 8 bytes without the end of a record: not a result file");
+        }
     }
 
     #[test]
