@@ -3,7 +3,8 @@
 //! The data flows one way, one module a stage:
 //! plan file ([`source`]) -> parsed tree with positions ([`plan::node`]) -> validated plan ([`plan`])
 //! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
-//! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]).
+//! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
+//! result files of several runs (segments) made into one ([`merge`]).
 
 pub mod cli;
 pub mod compile;
@@ -12,6 +13,7 @@ pub mod duration;
 pub mod files;
 pub mod limits;
 pub mod mask;
+pub mod merge;
 pub mod pipeline;
 pub mod plan;
 pub mod report;

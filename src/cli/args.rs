@@ -27,6 +27,8 @@ pub(crate) enum Command {
     Report(ReportArgs),
     /// Compare two results (JTL, JSON lines or summary JSON) per label: ratios and a statistical verdict.
     Compare(CompareArgs),
+    /// Merge result files (the segments of one test) into one, in timeStamp order; print its summary.
+    Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
 }
@@ -125,9 +127,39 @@ pub(crate) struct CompareArgs {
     pub metric: crate::report::compare::Metric,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The result files: all JTL (with the same header line) or all JSON lines.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub inputs: Vec<PathBuf>,
+    /// The merged file.
+    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    pub output: PathBuf,
+    /// Also write the merged statistics as JSON (as `run --summary-json`).
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// Also write the merged per-label table as CSV, with JMeter's Aggregate Report columns.
+    #[arg(long, value_name = "FILE")]
+    pub summary_csv: Option<PathBuf>,
+    /// Also write the HTML report of the merged file into this directory (as `planrun report`).
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Judge this plan's thresholds on the merged rows (exit 1 when one fails), and refuse rows whose
+    /// label the plan does not have.
+    #[arg(long, value_name = "PLAN.yaml")]
+    pub plan: Option<PathBuf>,
+    /// Set a property of --plan: -D name=value (repeatable), as the segments were run with.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = super::parse_define, requires = "plan")]
+    pub define: Vec<(String, String)>,
+    /// The look-behind window for rows out of timeStamp order, MiB for all inputs together.
+    #[arg(long, value_name = "MIB", default_value_t = crate::merge::DEFAULT_WINDOW_MIB,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub window_mib: u64,
+}
+
 /// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
 pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "schema", "help"];
+    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "help"];
     if let Some(first) = args.get(1) {
         if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
             args.insert(1, "run".into());

@@ -6,6 +6,7 @@ mod dry_run;
 pub mod exit;
 mod guard;
 mod load;
+mod merge;
 mod print;
 mod progress;
 mod report;
@@ -28,6 +29,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Stub(a) => stub::stub(a).await,
         Command::Report(a) => report::report(a),
         Command::Compare(a) => compare::compare(a),
+        Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
     }
 }

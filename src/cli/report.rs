@@ -123,7 +123,12 @@ impl Outputs {
 
     /// Writes every file; returns what went wrong. `summary` is the summary JSON's and CSV's content, `report`
     /// the report's data (needed when a report is to be written), or why it could not be had.
-    fn write(self, summary: &SummaryFile, report: Option<Result<ReportData, ResultsError>>) -> Vec<String> {
+    /// Whether a report is to be written (its data is worth computing).
+    pub(super) fn wants_report(&self) -> bool {
+        self.report.is_some()
+    }
+
+    pub(super) fn write(self, summary: &SummaryFile, report: Option<Result<ReportData, ResultsError>>) -> Vec<String> {
         let mut errors = Vec::new();
         let mut keep = |written: Result<(), SinkError>| match written {
             Ok(()) => true,

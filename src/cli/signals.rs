@@ -50,6 +50,13 @@ pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>
     stopped
 }
 
+/// Listens for SIGINT, SIGTERM and SIGHUP from now on (SIGHUP not under `nohup`); resolves to the exit code
+/// of the first that comes.
+pub(super) fn first() -> impl std::future::Future<Output = i32> {
+    let mut signals = Signals::new();
+    async move { signals.next().await }
+}
+
 /// The signals, registered once for the whole run.
 struct Signals {
     #[cfg(unix)]
