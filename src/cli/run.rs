@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::args::RunArgs;
+use super::args::{ExtrasArgs, RunArgs};
 use super::guard::{Aborted, Guard};
+use super::http_debug::DebugPrinter;
 use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
@@ -16,6 +17,7 @@ use crate::plan::{LoadOptions, PlanError};
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
 use crate::run::RunResult;
+use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
 use crate::sink::{Sink, SinkError, SinkSet, GRACE};
@@ -32,7 +34,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         errln!("error: --report reads the JTL back, so -o must be a regular file; {} is not", jtl_path.display());
         return exit::BAD_INPUT;
     }
-    let outputs = match open_outputs(&jtl_path, a.json.as_deref()) {
+    let outputs = match open_outputs(&jtl_path, a.json.as_deref(), &a.extras) {
         Ok(o) => o,
         Err(e) => {
             errln!("error: {e}");
@@ -64,10 +66,15 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     let aborted = Aborted::default();
     let mut sinks = SinkSet::new(outputs);
     sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
-    if !a.quiet {
-        sinks.observers.push(Box::new(Progress::new(&graph)));
+    let progress = (!a.quiet).then(|| Progress::new(&graph));
+    let options = a.extras.options();
+    if options.http_debug.is_some() {
+        sinks.observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
     }
-    let result = match crate::run::execute(Arc::clone(&graph), sinks, stop_rx, hurry_rx).await {
+    if let Some(progress) = progress {
+        sinks.observers.push(Box::new(progress));
+    }
+    let result = match crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await {
         Ok(r) => r,
         Err(e) => {
             errln!("error: {e}");
@@ -129,11 +136,14 @@ impl Outcome {
     }
 }
 
-/// The JTL, and the JSON lines when asked for.
-fn open_outputs(jtl: &Path, json: Option<&Path>) -> Result<Vec<Box<dyn Sink>>, SinkError> {
+/// The JTL, and the JSON lines and failed bodies' directory when asked for.
+fn open_outputs(jtl: &Path, json: Option<&Path>, extras: &ExtrasArgs) -> Result<Vec<Box<dyn Sink>>, SinkError> {
     let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?)];
     if let Some(json) = json {
-        outputs.push(Box::new(JsonlSink::create(json)?));
+        outputs.push(Box::new(JsonlSink::create(json)?.with_bodies(extras.json_failed_bodies)));
+    }
+    if let Some(dir) = &extras.failed_bodies {
+        outputs.push(Box::new(BodyFiles::create(dir)?));
     }
     Ok(outputs)
 }

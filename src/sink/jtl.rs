@@ -91,7 +91,6 @@ impl<W: Write> JtlSink<W> {
         if let Some(last) = out.last_mut() {
             *last = b'\n';
         }
-        self.file.end_record();
     }
 }
 
@@ -132,6 +131,12 @@ impl<W: Write + Send> Sink for JtlSink<W> {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for sample in batch {
             self.write_row(sample);
+            // JMeter 5 writes a sample's sub-results right after it, in order; one record with it, so a file
+            // cut back after a failed write keeps a sample with all its rows or not at all.
+            for sub in sample.sub_results() {
+                self.write_row(sub);
+            }
+            self.file.end_record();
         }
         self.file.commit()
     }
@@ -231,6 +236,7 @@ pub(crate) mod tests {
             grp_threads: 2,
             all_threads: 3,
             url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
+            detail: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! runtime, and hands each batch to one writer thread per output, so a slow or stalled output never blocks
 //! the runtime that times the requests.
 
+pub mod bodies;
 mod drain;
 pub mod file;
 pub mod jsonl;

@@ -21,6 +21,7 @@ use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::drive::Driver;
 use super::error::Failure;
+use super::hop::{Hop, How, Mark};
 use super::stream::Stream;
 use super::tls::{self, TlsError};
 use crate::compile::target::{Origin, Target};
@@ -53,6 +54,8 @@ pub struct Exchange {
     pub sent: u64,
     /// The URL of the last request sent, when redirects were followed (JMeter's URL column shows it).
     pub final_url: Option<String>,
+    /// Every request of the exchange, when [`How::hops`] asked for them; empty otherwise.
+    pub hops: Vec<Hop>,
 }
 
 /// What came back.
@@ -66,8 +69,12 @@ pub struct Response {
     pub data_type: DataType,
     /// The body, when it was asked for (capped at `body_limit`).
     pub body: Option<Bytes>,
+    /// The whole body's size in bytes (decoded from chunks), counted when the body was kept; 0 otherwise.
+    pub body_size: u64,
     /// Response headers.
     pub headers: http::HeaderMap,
+    /// The HTTP version of the status line.
+    pub version: http::Version,
 }
 
 type Io = TokioIo<Stream>;
@@ -201,7 +208,8 @@ impl Client {
         self.live = None;
     }
 
-    /// Sends a request (following redirects when `follow_redirects`) within `timeout`, measuring everything.
+    /// Sends a request (following redirects when `follow_redirects`) within `timeout`, measuring everything;
+    /// `keep_body` keeps each body up to the client's `body_limit`.
     pub async fn execute(
         &mut self,
         original: &WireRequest,
@@ -209,6 +217,14 @@ impl Client {
         keep_body: bool,
         follow_redirects: bool,
     ) -> Exchange {
+        let keep = if keep_body { self.body_limit } else { 0 };
+        self.exchange(original, timeout, How { keep, follow_redirects, hops: false }).await
+    }
+
+    /// Sends a request within `timeout` as `how` says, measuring everything.
+    pub async fn exchange(&mut self, original: &WireRequest, timeout: Duration, how: How) -> Exchange {
+        let How { keep, follow_redirects, hops } = how;
+        let keep = keep.min(self.body_limit);
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
         let mut ex = Exchange {
@@ -220,6 +236,7 @@ impl Client {
             bytes: 0,
             sent: 0,
             final_url: None,
+            hops: Vec::new(),
         };
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
@@ -228,14 +245,24 @@ impl Client {
         self.look = self.last_end.is_none_or(|e| start.saturating_duration_since(e) >= IDLE_LOOK);
         for hop in 0..=MAX_REDIRECTS {
             let req = next.as_deref().unwrap_or(original);
+            let mark = hops.then(|| Mark::now(&ex));
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
+            let mut hop_first: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
             let hop_result = {
-                let work = pin!(self.one(req, keep_body, &mut ex, &mut connecting, &mut first_byte));
+                let work = pin!(self.one(req, keep, &mut ex, &mut connecting, &mut hop_first));
                 timer.run(deadline, work).await
             };
             self.timer = timer;
+            first_byte = first_byte.or(hop_first);
+            // Records this hop, with the response it got when that is not the exchange's result.
+            let record = |ex: &mut Exchange, response: Option<Response>| {
+                if let Some(mark) = mark {
+                    let hop = mark.hop(start, ex, req, hop_first, response);
+                    ex.hops.push(hop);
+                }
+            };
             let resp = match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
@@ -247,11 +274,13 @@ impl Client {
                         ex.connect += t.elapsed();
                     }
                     ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
+                    record(&mut ex, None);
                     break;
                 }
                 Ok(Err(f)) => {
                     self.conn = None;
                     ex.result = Err(f);
+                    record(&mut ex, None);
                     break;
                 }
                 Ok(Ok(resp)) => resp,
@@ -263,18 +292,24 @@ impl Client {
                 .flatten();
             match location {
                 Some(loc) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
-                    Ok(redirect) => next = Some(Box::new(redirect)),
+                    Ok(redirect) => {
+                        record(&mut ex, Some(resp));
+                        next = Some(Box::new(redirect));
+                    }
                     Err(f) => {
                         ex.result = Err(f);
+                        record(&mut ex, Some(resp));
                         break;
                     }
                 },
                 Some(_) => {
                     ex.result = Err(Failure::new(ErrorKind::Redirect, format!("More than {MAX_REDIRECTS} redirects")));
+                    record(&mut ex, Some(resp));
                     break;
                 }
                 None => {
                     ex.result = Ok(resp);
+                    record(&mut ex, None);
                     break;
                 }
             }
@@ -290,7 +325,7 @@ impl Client {
     async fn one(
         &mut self,
         req: &WireRequest,
-        keep_body: bool,
+        keep: usize,
         ex: &mut Exchange,
         connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,
@@ -300,7 +335,6 @@ impl Client {
         let look = self.switch_to(origin) || self.look;
         self.look = true;
         let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open(look));
-        let body_limit = self.body_limit;
         for attempt in 0..2 {
             if !reused {
                 let tls = if origin.https { Some(self.tls_config()?) } else { None };
@@ -353,7 +387,7 @@ impl Client {
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
                     let (parts, body) = resp.into_parts();
-                    let body = wakes.drive(driver, pin!(read_body(body, keep_body, body_limit))).await;
+                    let body = wakes.drive(driver, pin!(read_body(body, keep))).await;
                     let out = body.map(|body| response(parts, body));
                     settle(stats, ex);
                     return out;
@@ -402,24 +436,25 @@ fn settle(stats: &WireStats, ex: &mut Exchange) {
     ex.sent += written;
 }
 
-/// Reads a body to its end, keeping up to `body_limit` bytes of it when asked to.
-async fn read_body(
-    mut body: hyper::body::Incoming,
-    keep_body: bool,
-    body_limit: usize,
-) -> Result<Option<Bytes>, Failure> {
-    let mut kept = keep_body.then(BytesMut::new);
+/// A body read to its end: the bytes kept, and the whole size (counted only when some are kept).
+type Body = (Option<Bytes>, u64);
+
+/// Reads a body to its end, keeping up to `keep` bytes of it (none when `keep` is 0).
+async fn read_body(mut body: hyper::body::Incoming, keep: usize) -> Result<Body, Failure> {
+    let mut kept = (keep > 0).then(BytesMut::new);
+    let mut size = 0u64;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| Failure::hyper(&e))?;
         if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
-            let room = body_limit.saturating_sub(buf.len());
+            size += data.len() as u64;
+            let room = keep.saturating_sub(buf.len());
             buf.extend_from_slice(&data[..data.len().min(room)]);
         }
     }
-    Ok(kept.map(BytesMut::freeze))
+    Ok((kept.map(BytesMut::freeze), size))
 }
 
-fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
+fn response(parts: http::response::Parts, (body, body_size): Body) -> Response {
     let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
     Response {
         status: parts.status.as_u16(),
@@ -430,7 +465,9 @@ fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
         },
         data_type,
         body,
+        body_size,
         headers: parts.headers,
+        version: parts.version,
     }
 }
 
