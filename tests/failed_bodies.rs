@@ -115,7 +115,7 @@ fn json_failed_bodies_needs_json_lines() {
     let plan = dir.write("plan.yaml", plan(&server.url()));
     let out = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--json-failed-bodies"]);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
-    assert!(common::stderr(&out).contains("--json"), "{}", describe(&out));
+    assert!(common::stderr(&out).contains("--json <FILE>"), "it says what is missing: {}", describe(&out));
     assert_eq!(server.count(), 0);
 }
 

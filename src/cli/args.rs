@@ -71,7 +71,7 @@ pub(crate) struct RunArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ExtrasArgs {
     /// Print each failed sample's request and response heads on stderr; `=full` adds the bodies (2 KiB).
-    #[arg(long, value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "heads",
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "heads",
           value_parser = ["heads", "full"])]
     pub http_debug: Option<String>,
     /// Also print the first N requests of the run on stderr, failed or not (as --http-debug does).
