@@ -15,8 +15,14 @@ use crate::mask::Masks;
 use crate::sample::{Outcome, Sample};
 
 /// The text for `sample`, whose requests are `hops` and whose last response (when the exchange ended with
-/// one) is `last`.
-pub(super) fn render(sample: &Sample, hops: &[Hop], last: Option<&Response>, full: bool, masks: &Masks) -> String {
+/// one) is `last`, with its body's size.
+pub(super) fn render(
+    sample: &Sample,
+    hops: &[Hop],
+    last: (Option<&Response>, u64),
+    full: bool,
+    masks: &Masks,
+) -> String {
     let mut out = Vec::with_capacity(1024);
     let verdict = match (&sample.outcome, sample.success) {
         (Outcome::Response { status, reason }, true) => format!("{status} {reason}"),
@@ -36,19 +42,24 @@ pub(super) fn render(sample: &Sample, hops: &[Hop], last: Option<&Response>, ful
         let followed = i + 1 < hops.len();
         request(&mut out, if i == 0 { "Request:" } else { "RedirectRequest:" }, &hop.request, full, masks);
         match (&hop.response, followed) {
-            (Some(resp), true) => response(&mut out, "RedirectResponse:", resp, full, masks),
+            (Some(resp), true) => {
+                response(&mut out, "RedirectResponse:", (resp, &resp.reason, hop.body_size), full, masks);
+            }
             (Some(resp), false) => {
-                response(&mut out, "Response:", resp, full, masks);
+                response(&mut out, "Response:", (resp, &resp.reason, hop.body_size), full, masks);
                 if let Outcome::Error { kind, message } = &sample.outcome {
                     line(&mut out, &format!("Not followed: {}: {message}", kind.as_str()), masks);
                 }
             }
-            (None, _) => match (last, &sample.outcome) {
-                (Some(resp), _) => response(&mut out, "Response:", resp, full, masks),
+            (None, _) => match (last.0, &sample.outcome) {
+                // The sample holds this response's reason phrase.
+                (Some(resp), Outcome::Response { reason, .. }) => {
+                    response(&mut out, "Response:", (resp, reason, last.1), full, masks);
+                }
                 (None, Outcome::Error { kind, message }) => {
                     line(&mut out, &format!("No response: {}: {message}", kind.as_str()), masks);
                 }
-                (None, _) => {}
+                _ => {}
             },
         }
     }
@@ -70,13 +81,14 @@ fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks:
     out.push(b'\n');
 }
 
-fn response(out: &mut Vec<u8>, title: &str, resp: &Response, full: bool, masks: &Masks) {
-    let mut head = format!("{title}\n{:?} {} {}\n", resp.version, resp.status, resp.reason);
+/// A response's head, and with `full` its body; `reason` is its reason phrase, `size` its body's size.
+fn response(out: &mut Vec<u8>, title: &str, (resp, reason, size): (&Response, &str, u64), full: bool, masks: &Masks) {
+    let mut head = format!("{title}\n{:?} {} {reason}\n", resp.version, resp.status);
     header_lines(&mut head, resp.headers.iter().map(|(n, v)| (n, v.as_bytes())));
     out.extend_from_slice(masks.mask(&head).as_bytes());
     if full {
         match &resp.body {
-            Some(b) if !b.is_empty() => body(out, b, resp.body_size, masks),
+            Some(b) if !b.is_empty() => body(out, b, size, masks),
             Some(_) => {}
             None => out.extend_from_slice(b"\n(body not kept)\n"),
         }

@@ -5,37 +5,38 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::debug_text;
-use super::http::{Hop, Response};
-use super::options::{RunOptions, Wants, KEPT_BODY_LIMIT};
+use super::http::{Hop, Recorded, Response};
+use super::options::{RunOptions, KEPT_BODY_LIMIT};
 use crate::mask::Masks;
 use crate::sample::{Detail, KeptBody, Outcome, Sample};
 
-/// The detail of a finished (masked) sample whose requests were `hops` and whose last response, when the
-/// exchange ended with one, is `last`; `late` is how late the sample started (open model). `None` when
-/// there is nothing to add.
+/// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
+/// exchange ended with one (`last`); `show` when `--http-debug` shows it whatever its outcome; `late` is
+/// how late the sample started (open model). `None` when there is nothing to add.
 pub(super) fn detail(
     options: &RunOptions,
-    wants: Wants,
+    show: bool,
     sample: &Sample,
-    hops: &[Hop],
+    recorded: &Recorded,
     last: Option<&Response>,
     late: Duration,
     masks: &Masks,
 ) -> Option<Box<Detail>> {
+    let (hops, size) = (&recorded.hops, recorded.body_size);
     let mut d = Detail::default();
     if options.sub_results && hops.len() > 1 {
         d.sub_results = sub_results(sample, hops, late, masks);
     }
     if let Some(debug) = &options.http_debug {
-        if wants.show || (debug.failed && !sample.success) {
-            d.debug = Some(debug_text::render(sample, hops, last, debug.full, masks));
+        if show || (debug.failed && !sample.success) {
+            d.debug = Some(debug_text::render(sample, hops, (last, size), debug.full, masks));
         }
     }
     if options.failed_bodies && !sample.success {
         if let Some(resp) = last {
             let bytes = resp.body.as_deref().unwrap_or_default();
-            let (prefix, _) = masked_prefix(bytes, resp.body_size, KEPT_BODY_LIMIT, masks);
-            d.body = Some(KeptBody { bytes: prefix.into(), size: resp.body_size });
+            let (prefix, _) = masked_prefix(bytes, size, KEPT_BODY_LIMIT, masks);
+            d.body = Some(KeptBody { bytes: prefix.into(), size });
         }
     }
     (d != Detail::default()).then(|| Box::new(d))

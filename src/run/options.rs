@@ -4,6 +4,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::mask::Masks;
+
 /// How much of a body `--http-debug=full` shows.
 pub const DEBUG_BODY_LIMIT: usize = 2 * 1024;
 
@@ -65,13 +67,14 @@ impl RunOptions {
         !self.sub_results && self.http_debug.is_none() && !self.failed_bodies
     }
 
-    /// What the next request records; `reach` is how far past a cut a secret can reach (see
-    /// [`Masks::reach`](crate::mask::Masks::reach)): that much more is kept, so that a cut cannot leave a piece
-    /// of a secret unmasked.
-    pub fn wants(&self, reach: usize) -> Wants {
+    /// What the next request of a user with these `masks` records. Bodies are kept [`Masks::reach`] bytes
+    /// longer than they are shown, so that a cut cannot leave a piece of a secret unmasked.
+    #[inline]
+    pub fn wants(&self, masks: &Masks) -> Wants {
         if self.is_off() {
             return Wants::default();
         }
+        let reach = masks.reach();
         let show = self.http_debug.as_ref().is_some_and(HttpDebug::claim);
         let debug = self.http_debug.as_ref().filter(|d| d.failed || show);
         let mut keep = 0;

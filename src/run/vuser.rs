@@ -13,8 +13,8 @@ use super::catch::catch;
 use super::check::{check, truthy, Observed};
 use super::data::{DataSources, UserCursors};
 use super::extract::extract;
-use super::http::{Client, How};
-use super::options::RunOptions;
+use super::http::{Client, How, Recorded};
+use super::options::{RunOptions, Wants};
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
@@ -94,6 +94,8 @@ pub struct VirtualUser {
     masks: Masks,
     /// This user's place in each data set.
     cursors: UserCursors,
+    /// The run records something beyond the columns (`RunOptions`): read once, not at every request.
+    extras: bool,
 }
 
 impl VirtualUser {
@@ -103,6 +105,7 @@ impl VirtualUser {
         let g = &graph.groups[group];
         let scope = user_scope(&graph, group, vu);
         let cursors = cx.data.user();
+        let extras = !cx.options.is_off();
         Self {
             cursors,
             masks: user_masks(&graph, &scope),
@@ -121,6 +124,7 @@ impl VirtualUser {
             late: None,
             transactions: Transactions::default(),
             once_done: HashSet::new(),
+            extras,
         }
     }
 
@@ -207,7 +211,8 @@ impl VirtualUser {
         // Made after the exchange, so that it is not part of the state held while waiting for it.
         let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);
         // Decided before anything is sent: whether this is one of the first requests `--http-debug` shows.
-        let wants = self.cx.options.wants(self.masks.reach());
+        let wants = if self.extras { self.cx.options.wants(&self.masks) } else { Wants::default() };
+        let Wants { keep, hops: record, show, any } = wants;
         let client = &self.client;
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
@@ -217,23 +222,24 @@ impl VirtualUser {
                 sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message };
                 self.stamp_threads(&mut sample);
                 self.masks.apply_to(&mut sample);
-                if wants.any {
+                if any {
                     let options = &self.cx.options;
-                    sample.detail = super::detail::detail(options, wants, &sample, &[], None, late, &self.masks);
+                    sample.detail =
+                        super::detail::detail(options, show, &sample, &Recorded::default(), None, late, &self.masks);
                 }
                 return sample;
             }
         };
         let how = How {
-            keep: if node.needs_body { usize::MAX } else { wants.keep },
+            keep: if node.needs_body { usize::MAX } else { keep },
             follow_redirects: step.follow_redirects,
-            hops: wants.hops,
+            record: any,
+            hops: record,
         };
         let mut ex = self.client.exchange(&wire, step.timeout, how).await;
         let mut sample = new_sample(&self.thread);
         // Kept for the sample's detail, when the run asks for one: the last response and every request.
         let mut last = None;
-        let hops = std::mem::take(&mut ex.hops);
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
@@ -244,7 +250,7 @@ impl VirtualUser {
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
         match ex.result {
-            Ok(resp) => {
+            Ok(mut resp) => {
                 let seen = Observed::new(&resp, sample.elapsed_us / 1000, ex.bytes);
                 let client = &self.client;
                 let target = cookie_target.as_ref();
@@ -262,20 +268,20 @@ impl VirtualUser {
                     sample.failure = Some(msg);
                 }
                 sample.data_type = resp.data_type;
-                if wants.any {
-                    sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason.clone() };
+                // The reason phrase moves into the sample; the detail reads it there.
+                sample.outcome = Outcome::Response { status: resp.status, reason: std::mem::take(&mut resp.reason) };
+                if any {
                     last = Some(resp);
-                } else {
-                    sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
                 }
             }
             Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }
         self.stamp_threads(&mut sample);
         self.masks.apply_to(&mut sample);
-        if wants.any {
+        if any {
             let options = &self.cx.options;
-            sample.detail = super::detail::detail(options, wants, &sample, &hops, last.as_ref(), late, &self.masks);
+            let recorded = self.client.recorded();
+            sample.detail = super::detail::detail(options, show, &sample, &recorded, last.as_ref(), late, &self.masks);
         }
         sample
     }

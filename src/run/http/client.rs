@@ -21,7 +21,7 @@ use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::drive::Driver;
 use super::error::Failure;
-use super::hop::{Hop, How, Mark};
+use super::hop::{Counters, How, Recorded, Recorder};
 use super::stream::Stream;
 use super::tls::{self, TlsError};
 use crate::compile::target::{Origin, Target};
@@ -54,12 +54,16 @@ pub struct Exchange {
     pub sent: u64,
     /// The URL of the last request sent, when redirects were followed (JMeter's URL column shows it).
     pub final_url: Option<String>,
-    /// Every request of the exchange, when [`How::hops`] asked for them; empty otherwise.
-    pub hops: Vec<Hop>,
+}
+
+impl Exchange {
+    fn counters(&self) -> Counters {
+        (self.bytes, self.sent, self.connect)
+    }
 }
 
 /// What came back.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Response {
     /// Status code.
     pub status: u16,
@@ -67,10 +71,8 @@ pub struct Response {
     pub reason: Cow<'static, str>,
     /// JMeter's dataType, from the Content-Type.
     pub data_type: DataType,
-    /// The body, when it was asked for (capped at `body_limit`).
+    /// The body, when it was asked for (capped at `body_limit`); its whole size is in [`Recorded`].
     pub body: Option<Bytes>,
-    /// The whole body's size in bytes (decoded from chunks), counted when the body was kept; 0 otherwise.
-    pub body_size: u64,
     /// Response headers.
     pub headers: http::HeaderMap,
     /// The HTTP version of the status line.
@@ -150,6 +152,8 @@ pub struct Client {
     conn: Option<Conn>,
     /// Idle connections to other origins, least recently used first.
     parked: Vec<Conn>,
+    /// What the exchange under way records, when asked ([`How::record`]); kept from one to the next.
+    record: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
@@ -167,6 +171,7 @@ impl Client {
             conn: None,
             parked: Vec::new(),
             live: None,
+            record: None,
             jar: cookies.then(CookieStore::default),
             body_limit,
             tls: TlsSource::Default,
@@ -204,6 +209,7 @@ impl Client {
     /// Drops the connection: a panic may have left it mid-exchange.
     pub fn forget_connection(&mut self) {
         self.conn = None;
+        self.record = None;
         self.parked.clear();
         self.live = None;
     }
@@ -218,12 +224,12 @@ impl Client {
         follow_redirects: bool,
     ) -> Exchange {
         let keep = if keep_body { self.body_limit } else { 0 };
-        self.exchange(original, timeout, How { keep, follow_redirects, hops: false }).await
+        self.exchange(original, timeout, How { keep, follow_redirects, record: false, hops: false }).await
     }
 
     /// Sends a request within `timeout` as `how` says, measuring everything.
     pub async fn exchange(&mut self, original: &WireRequest, timeout: Duration, how: How) -> Exchange {
-        let How { keep, follow_redirects, hops } = how;
+        let How { keep, follow_redirects, record, hops } = how;
         let keep = keep.min(self.body_limit);
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
@@ -236,8 +242,11 @@ impl Client {
             bytes: 0,
             sent: 0,
             final_url: None,
-            hops: Vec::new(),
         };
+        // Kept out of `ex`: an exchange that records nothing stays as small to move as it was.
+        if record {
+            self.record = Some(Box::new(Recorder::new(hops)));
+        }
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
         let mut next: Option<Box<WireRequest>> = None;
@@ -245,24 +254,24 @@ impl Client {
         self.look = self.last_end.is_none_or(|e| start.saturating_duration_since(e) >= IDLE_LOOK);
         for hop in 0..=MAX_REDIRECTS {
             let req = next.as_deref().unwrap_or(original);
-            let mark = hops.then(|| Mark::now(&ex));
+            if record {
+                self.start_hop(&ex);
+            }
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
-            let mut hop_first: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
             let hop_result = {
-                let work = pin!(self.one(req, keep, &mut ex, &mut connecting, &mut hop_first));
+                let work = pin!(self.one(req, keep, &mut ex, &mut connecting, &mut first_byte));
                 timer.run(deadline, work).await
             };
             self.timer = timer;
-            first_byte = first_byte.or(hop_first);
-            // Records this hop, with the response it got when that is not the exchange's result.
-            let record = |ex: &mut Exchange, response: Option<Response>| {
-                if let Some(mark) = mark {
-                    let hop = mark.hop(start, ex, req, hop_first, response);
-                    ex.hops.push(hop);
+            // A response is recorded by reference, before it is taken apart: moved or borrowed below, it
+            // would be copied out of `hop_result` on every request, recorded or not.
+            if record {
+                if let Ok(Ok(resp)) = &hop_result {
+                    self.end_hop(start, ex.counters(), req, Some(resp));
                 }
-            };
+            }
             let resp = match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
@@ -274,13 +283,17 @@ impl Client {
                         ex.connect += t.elapsed();
                     }
                     ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
-                    record(&mut ex, None);
+                    if record {
+                        self.end_hop(start, ex.counters(), req, None);
+                    }
                     break;
                 }
                 Ok(Err(f)) => {
                     self.conn = None;
                     ex.result = Err(f);
-                    record(&mut ex, None);
+                    if record {
+                        self.end_hop(start, ex.counters(), req, None);
+                    }
                     break;
                 }
                 Ok(Ok(resp)) => resp,
@@ -292,24 +305,21 @@ impl Client {
                 .flatten();
             match location {
                 Some(loc) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
-                    Ok(redirect) => {
-                        record(&mut ex, Some(resp));
-                        next = Some(Box::new(redirect));
-                    }
+                    Ok(redirect) => next = Some(Box::new(redirect)),
                     Err(f) => {
                         ex.result = Err(f);
-                        record(&mut ex, Some(resp));
                         break;
                     }
                 },
                 Some(_) => {
                     ex.result = Err(Failure::new(ErrorKind::Redirect, format!("More than {MAX_REDIRECTS} redirects")));
-                    record(&mut ex, Some(resp));
                     break;
                 }
                 None => {
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.result_is_last();
+                    }
                     ex.result = Ok(resp);
-                    record(&mut ex, None);
                     break;
                 }
             }
@@ -382,13 +392,24 @@ impl Client {
                 Err(e) => {
                     settle(stats, ex);
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
+                    }
                     return Err(Failure::hyper(&e));
                 }
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
+                    }
                     let (parts, body) = resp.into_parts();
                     let body = wakes.drive(driver, pin!(read_body(body, keep))).await;
-                    let out = body.map(|body| response(parts, body));
+                    let out = body.map(|(body, size)| {
+                        if let Some(r) = self.record.as_deref_mut() {
+                            r.body_size = size;
+                        }
+                        response(parts, body)
+                    });
                     settle(stats, ex);
                     return out;
                 }
@@ -412,6 +433,31 @@ impl Client {
             self.parked.push(current);
         }
         true
+    }
+
+    /// What the last exchange recorded, when [`How::record`] asked (empty otherwise): its requests and the
+    /// size of its last response's body.
+    pub fn recorded(&mut self) -> Recorded {
+        match self.record.take() {
+            Some(r) => Recorded { hops: r.hops, body_size: r.body_size },
+            None => Recorded::default(),
+        }
+    }
+
+    /// A hop of a recorded exchange starts.
+    #[inline]
+    fn start_hop(&mut self, ex: &Exchange) {
+        if let Some(r) = self.record.as_deref_mut() {
+            r.start(ex.counters());
+        }
+    }
+
+    /// The hop under way of a recorded exchange has ended, with the response it got, if any.
+    #[inline]
+    fn end_hop(&mut self, start: Instant, now: Counters, request: &WireRequest, response: Option<&Response>) {
+        if let Some(r) = self.record.as_deref_mut() {
+            r.end(start, now, request, response);
+        }
     }
 
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
@@ -454,7 +500,7 @@ async fn read_body(mut body: hyper::body::Incoming, keep: usize) -> Result<Body,
     Ok((kept.map(BytesMut::freeze), size))
 }
 
-fn response(parts: http::response::Parts, (body, body_size): Body) -> Response {
+fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
     let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
     Response {
         status: parts.status.as_u16(),
@@ -465,7 +511,6 @@ fn response(parts: http::response::Parts, (body, body_size): Body) -> Response {
         },
         data_type,
         body,
-        body_size,
         headers: parts.headers,
         version: parts.version,
     }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::client::{Exchange, Response};
+use super::client::Response;
 use crate::run::wire::WireRequest;
 
 /// How one request is to be made.
@@ -13,8 +13,19 @@ pub struct How {
     pub keep: usize,
     /// Follow redirects within the sample.
     pub follow_redirects: bool,
-    /// Record every request of the exchange in [`Exchange::hops`].
+    /// Record what [`Client::recorded`](super::Client::recorded) hands back: the size of each body...
+    pub record: bool,
+    /// ... and every request of the exchange.
     pub hops: bool,
+}
+
+/// What an exchange recorded (see [`How::record`]).
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Every request, with [`How::hops`].
+    pub hops: Vec<Hop>,
+    /// The size of the last response's body, as received (decoded from chunks).
+    pub body_size: u64,
 }
 
 /// One request of an exchange (the first, or one a redirect led to) and its own measurements.
@@ -34,45 +45,67 @@ pub struct Hop {
     pub bytes: u64,
     /// Wire bytes sent for it.
     pub sent: u64,
+    /// The size of its response's body, as received (0 without a response).
+    pub body_size: u64,
     /// The response it got when that is not the exchange's own result: a redirect that was followed, or
     /// refused (then the exchange failed). `None`: the exchange's result is this hop's outcome.
     pub response: Option<Response>,
 }
 
-/// The counters of an exchange when a hop started, to tell that hop's share.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Mark {
-    at: Instant,
-    bytes: u64,
-    sent: u64,
-    connect: Duration,
+/// An exchange's counters: bytes received and sent, time spent connecting.
+pub(super) type Counters = (u64, u64, Duration);
+
+/// What an exchange records as it goes. Boxed in the client, and there only while an exchange asked for it:
+/// one that records nothing carries nothing more than before.
+#[derive(Debug, Default)]
+pub(super) struct Recorder {
+    /// Whether hops are recorded, or only body sizes.
+    pub hops_too: bool,
+    /// The hops so far.
+    pub hops: Vec<Hop>,
+    /// When the hop under way started, and the exchange's counters then.
+    mark: Option<(Instant, Counters)>,
+    /// When the response of the hop under way began.
+    pub first_byte: Option<Instant>,
+    /// The size of the body of the hop under way, or the last one.
+    pub body_size: u64,
 }
 
-impl Mark {
-    /// The exchange's counters now.
-    pub(super) fn now(ex: &Exchange) -> Self {
-        Mark { at: Instant::now(), bytes: ex.bytes, sent: ex.sent, connect: ex.connect }
+impl Recorder {
+    /// A recorder of body sizes, and of hops when `hops_too`.
+    pub(super) fn new(hops_too: bool) -> Self {
+        Self { hops_too, ..Self::default() }
     }
 
-    /// The hop that started at this mark and has just ended; `first_byte` is when its response began.
-    pub(super) fn hop(
-        self,
-        start: Instant,
-        ex: &Exchange,
-        request: &WireRequest,
-        first_byte: Option<Instant>,
-        response: Option<Response>,
-    ) -> Hop {
-        let end = Instant::now();
-        Hop {
-            request: request.clone(),
-            offset: self.at.saturating_duration_since(start),
-            elapsed: end.saturating_duration_since(self.at),
-            latency: first_byte.unwrap_or(end).saturating_duration_since(self.at),
-            connect: ex.connect.saturating_sub(self.connect),
-            bytes: ex.bytes.saturating_sub(self.bytes),
-            sent: ex.sent.saturating_sub(self.sent),
-            response,
+    /// A hop starts; `now` are the exchange's counters.
+    pub(super) fn start(&mut self, now: Counters) {
+        self.mark = self.hops_too.then(|| (Instant::now(), now));
+        self.first_byte = None;
+        self.body_size = 0;
+    }
+
+    /// The last hop's response is the exchange's result: it is not kept twice.
+    pub(super) fn result_is_last(&mut self) {
+        if let Some(hop) = self.hops.last_mut() {
+            hop.response = None;
         }
+    }
+
+    /// The hop under way has ended: records it (when hops are recorded), with a copy of its response.
+    /// `start` is when the exchange started, `now` its counters.
+    pub(super) fn end(&mut self, start: Instant, now: Counters, request: &WireRequest, response: Option<&Response>) {
+        let Some((at, (bytes, sent, connect))) = self.mark.take() else { return };
+        let end = Instant::now();
+        self.hops.push(Hop {
+            request: request.clone(),
+            offset: at.saturating_duration_since(start),
+            elapsed: end.saturating_duration_since(at),
+            latency: self.first_byte.unwrap_or(end).saturating_duration_since(at),
+            connect: now.2.saturating_sub(connect),
+            bytes: now.0.saturating_sub(bytes),
+            sent: now.1.saturating_sub(sent),
+            body_size: self.body_size,
+            response: response.cloned(),
+        });
     }
 }
