@@ -40,7 +40,9 @@ pub(super) fn render(
     }
     for (i, hop) in hops.iter().enumerate() {
         let followed = i + 1 < hops.len();
-        request(&mut out, if i == 0 { "Request:" } else { "RedirectRequest:" }, &hop.request, full, masks);
+        if let Some(req) = &hop.request {
+            request(&mut out, if i == 0 { "Request:" } else { "RedirectRequest:" }, req, full, masks);
+        }
         match (&hop.response, followed) {
             (Some(resp), true) => {
                 response(&mut out, "RedirectResponse:", (resp, &resp.reason, hop.body_size), full, masks);

@@ -39,7 +39,7 @@ pub(super) fn detail(
             d.body = Some(KeptBody { bytes: prefix.into(), size });
         }
     }
-    (d != Detail::default()).then(|| Box::new(d))
+    (!d.sub_results.is_empty() || d.debug.is_some() || d.body.is_some()).then(|| Box::new(d))
 }
 
 /// JMeter 5's sub-results: one sample per request, labelled `<label>-<n>` from 0, each with its own times,
@@ -76,7 +76,7 @@ fn sub_results(parent: &Sample, hops: &[Hop], late: Duration, masks: &Masks) -> 
                 sent_bytes: hop.sent,
                 grp_threads: parent.grp_threads,
                 all_threads: parent.all_threads,
-                url: Some(hop.request.target.url.clone()),
+                url: Some(hop.url.clone()),
                 detail: None,
             };
             masks.apply_to(&mut sub);

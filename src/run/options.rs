@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::http::Record;
 use crate::mask::Masks;
 
 /// How much of a body `--http-debug=full` shows.
@@ -53,8 +54,8 @@ impl HttpDebug {
 pub struct Wants {
     /// Bytes of each response body to keep besides what the step's assertions need.
     pub keep: usize,
-    /// Record each request of the exchange.
-    pub hops: bool,
+    /// What the exchange records.
+    pub record: Record,
     /// Show this exchange whatever its outcome (one of the first N).
     pub show: bool,
     /// Anything at all: when false, the sample gets no detail.
@@ -84,6 +85,15 @@ impl RunOptions {
         if self.failed_bodies {
             keep = keep.max(KEPT_BODY_LIMIT + reach);
         }
-        Wants { keep, hops: self.sub_results || debug.is_some(), show, any: true }
+        let record = if debug.is_some() {
+            Record::Requests
+        } else if self.sub_results {
+            Record::Hops
+        } else if self.failed_bodies {
+            Record::Sizes
+        } else {
+            Record::Nothing
+        };
+        Wants { keep, record, show, any: true }
     }
 }

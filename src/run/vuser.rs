@@ -212,7 +212,7 @@ impl VirtualUser {
         let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);
         // Decided before anything is sent: whether this is one of the first requests `--http-debug` shows.
         let wants = if self.extras { self.cx.options.wants(&self.masks) } else { Wants::default() };
-        let Wants { keep, hops: record, show, any } = wants;
+        let Wants { keep, record, show, any } = wants;
         let client = &self.client;
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
@@ -233,8 +233,7 @@ impl VirtualUser {
         let how = How {
             keep: if node.needs_body { usize::MAX } else { keep },
             follow_redirects: step.follow_redirects,
-            record: any,
-            hops: record,
+            record,
         };
         let mut ex = self.client.exchange(&wire, step.timeout, how).await;
         let mut sample = new_sample(&self.thread);

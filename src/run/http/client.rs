@@ -21,7 +21,7 @@ use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::drive::Driver;
 use super::error::Failure;
-use super::hop::{Counters, How, Recorded, Recorder};
+use super::hop::{Counters, How, Record, Recorded, Recorder};
 use super::stream::Stream;
 use super::tls::{self, TlsError};
 use crate::compile::target::{Origin, Target};
@@ -154,6 +154,8 @@ pub struct Client {
     parked: Vec<Conn>,
     /// What the exchange under way records, when asked ([`How::record`]); kept from one to the next.
     record: Option<Box<Recorder>>,
+    /// The recorder of an earlier exchange, kept for the next one that records.
+    spare: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
@@ -172,6 +174,7 @@ impl Client {
             parked: Vec::new(),
             live: None,
             record: None,
+            spare: None,
             jar: cookies.then(CookieStore::default),
             body_limit,
             tls: TlsSource::Default,
@@ -224,12 +227,13 @@ impl Client {
         follow_redirects: bool,
     ) -> Exchange {
         let keep = if keep_body { self.body_limit } else { 0 };
-        self.exchange(original, timeout, How { keep, follow_redirects, record: false, hops: false }).await
+        self.exchange(original, timeout, How { keep, follow_redirects, record: Record::Nothing }).await
     }
 
     /// Sends a request within `timeout` as `how` says, measuring everything.
     pub async fn exchange(&mut self, original: &WireRequest, timeout: Duration, how: How) -> Exchange {
-        let How { keep, follow_redirects, record, hops } = how;
+        let How { keep, follow_redirects, record: level } = how;
+        let record = level > Record::Nothing;
         let keep = keep.min(self.body_limit);
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
@@ -245,7 +249,13 @@ impl Client {
         };
         // Kept out of `ex`: an exchange that records nothing stays as small to move as it was.
         if record {
-            self.record = Some(Box::new(Recorder::new(hops)));
+            self.record = Some(match self.spare.take() {
+                Some(mut r) => {
+                    r.reset(level);
+                    r
+                }
+                None => Box::new(Recorder::new(level)),
+            });
         }
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
@@ -269,7 +279,9 @@ impl Client {
             // would be copied out of `hop_result` on every request, recorded or not.
             if record {
                 if let Ok(Ok(resp)) = &hop_result {
-                    self.end_hop(start, ex.counters(), req, Some(resp));
+                    // Only a response that leads on is kept here; the last one is the exchange's result.
+                    let leads_on = follow_redirects && is_redirect(resp.status);
+                    self.end_hop(start, ex.counters(), req, leads_on.then_some(resp));
                 }
             }
             let resp = match hop_result {
@@ -438,10 +450,10 @@ impl Client {
     /// What the last exchange recorded, when [`How::record`] asked (empty otherwise): its requests and the
     /// size of its last response's body.
     pub fn recorded(&mut self) -> Recorded {
-        match self.record.take() {
-            Some(r) => Recorded { hops: r.hops, body_size: r.body_size },
-            None => Recorded::default(),
-        }
+        let Some(mut r) = self.record.take() else { return Recorded::default() };
+        let recorded = Recorded { hops: std::mem::take(&mut r.hops), body_size: r.body_size };
+        self.spare = Some(r);
+        recorded
     }
 
     /// A hop of a recorded exchange starts.

@@ -13,16 +13,28 @@ pub struct How {
     pub keep: usize,
     /// Follow redirects within the sample.
     pub follow_redirects: bool,
-    /// Record what [`Client::recorded`](super::Client::recorded) hands back: the size of each body...
-    pub record: bool,
-    /// ... and every request of the exchange.
-    pub hops: bool,
+    /// What [`Client::recorded`](super::Client::recorded) hands back afterwards.
+    pub record: Record,
+}
+
+/// How much of an exchange is recorded; each level records what the ones before it do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Record {
+    /// Nothing.
+    #[default]
+    Nothing,
+    /// The size of each response's body.
+    Sizes,
+    /// Each request's URL and measurements, and each response ([`Hop`]).
+    Hops,
+    /// Each request as it was sent, too ([`Hop::request`]).
+    Requests,
 }
 
 /// What an exchange recorded (see [`How::record`]).
 #[derive(Debug, Default)]
 pub struct Recorded {
-    /// Every request, with [`How::hops`].
+    /// Every request, with [`Record::Hops`].
     pub hops: Vec<Hop>,
     /// The size of the last response's body, as received (decoded from chunks).
     pub body_size: u64,
@@ -31,8 +43,10 @@ pub struct Recorded {
 /// One request of an exchange (the first, or one a redirect led to) and its own measurements.
 #[derive(Debug)]
 pub struct Hop {
-    /// The request as it was sent.
-    pub request: WireRequest,
+    /// Its URL.
+    pub url: String,
+    /// The request as it was sent, with [`Record::Requests`].
+    pub request: Option<WireRequest>,
     /// When it started, from the start of the exchange.
     pub offset: Duration,
     /// Its start to its last response byte (or its failure).
@@ -59,8 +73,8 @@ pub(super) type Counters = (u64, u64, Duration);
 /// one that records nothing carries nothing more than before.
 #[derive(Debug, Default)]
 pub(super) struct Recorder {
-    /// Whether hops are recorded, or only body sizes.
-    pub hops_too: bool,
+    /// What is recorded.
+    level: Record,
     /// The hops so far.
     pub hops: Vec<Hop>,
     /// When the hop under way started, and the exchange's counters then.
@@ -72,14 +86,23 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder of body sizes, and of hops when `hops_too`.
-    pub(super) fn new(hops_too: bool) -> Self {
-        Self { hops_too, ..Self::default() }
+    /// A recorder of what `level` says.
+    pub(super) fn new(level: Record) -> Self {
+        Self { level, ..Self::default() }
+    }
+
+    /// Ready for another exchange, recording what `level` says.
+    pub(super) fn reset(&mut self, level: Record) {
+        self.level = level;
+        self.hops.clear();
+        self.mark = None;
+        self.first_byte = None;
+        self.body_size = 0;
     }
 
     /// A hop starts; `now` are the exchange's counters.
     pub(super) fn start(&mut self, now: Counters) {
-        self.mark = self.hops_too.then(|| (Instant::now(), now));
+        self.mark = (self.level >= Record::Hops).then(|| (Instant::now(), now));
         self.first_byte = None;
         self.body_size = 0;
     }
@@ -95,9 +118,15 @@ impl Recorder {
     /// `start` is when the exchange started, `now` its counters.
     pub(super) fn end(&mut self, start: Instant, now: Counters, request: &WireRequest, response: Option<&Response>) {
         let Some((at, (bytes, sent, connect))) = self.mark.take() else { return };
+        // A first request that leads nowhere is the whole exchange: its hop adds nothing but for the text of
+        // `--http-debug` (sub-results are written only after a redirect).
+        if self.hops.is_empty() && response.is_none() && self.level < Record::Requests {
+            return;
+        }
         let end = Instant::now();
         self.hops.push(Hop {
-            request: request.clone(),
+            url: request.target.url.clone(),
+            request: (self.level >= Record::Requests).then(|| request.clone()),
             offset: at.saturating_duration_since(start),
             elapsed: end.saturating_duration_since(at),
             latency: self.first_byte.unwrap_or(end).saturating_duration_since(at),

@@ -12,5 +12,5 @@ mod tls;
 
 pub use client::{Client, Exchange, Response};
 pub use error::Failure;
-pub use hop::{Hop, How, Recorded};
+pub use hop::{Hop, How, Record, Recorded};
 pub use tls::{shared_tls_config, tls_config, TlsError};
