@@ -9,6 +9,8 @@ pub mod jsonl;
 pub mod jtl;
 mod observe;
 pub mod stats;
+#[cfg(test)]
+mod sub_results_tests;
 mod writer;
 
 pub use drain::{drain, Drained, OutputReport, SinkSet, GRACE};
