@@ -275,11 +275,10 @@ impl Client {
                 timer.run(deadline, work).await
             };
             self.timer = timer;
-            // A response is recorded by reference, before it is taken apart: moved or borrowed below, it
-            // would be copied out of `hop_result` on every request, recorded or not.
+            // The hop of a response is recorded here, by reference; a copy of the response is kept only when
+            // it leads on (a redirect to follow): the last one becomes the exchange's result.
             if record {
                 if let Ok(Ok(resp)) = &hop_result {
-                    // Only a response that leads on is kept here; the last one is the exchange's result.
                     let leads_on = follow_redirects && is_redirect(resp.status);
                     self.end_hop(start, ex.counters(), req, leads_on.then_some(resp));
                 }
