@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 /// Why a request produced no HTTP response. The names are stable: they appear in result files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -135,6 +137,30 @@ pub struct Sample {
     pub all_threads: u32,
     /// The full request URL; `None` for transactions (written as `null`).
     pub url: Option<String>,
+    /// What only some samples carry, when the run asks for it: redirect hops as sub-results, the exchange
+    /// as `--http-debug` prints it, a failed response's body. `None` for nearly every sample.
+    pub detail: Option<Box<Detail>>,
+}
+
+/// The rarely present parts of a sample (see [`Sample::detail`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detail {
+    /// One sample per request of a followed redirect chain (JMeter 5's sub-results `label-0`, `label-1`,
+    /// ...), written after the sample's own row; empty when there were none or they were not asked for.
+    pub sub_results: Vec<Sample>,
+    /// The exchange as text (request and response heads, perhaps bodies), secrets masked: `--http-debug`.
+    pub debug: Option<String>,
+    /// The body of a failed response, cut and masked: `--failed-bodies`, `--json-failed-bodies`.
+    pub body: Option<KeptBody>,
+}
+
+/// A response body kept for the results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptBody {
+    /// The first bytes of the body, secrets masked.
+    pub bytes: Bytes,
+    /// The whole body's size in bytes, as received (decoded from chunks), before it was cut.
+    pub size: u64,
 }
 
 impl Sample {
@@ -178,6 +204,11 @@ impl Sample {
             Outcome::Response { status, .. } => Some(*status),
             _ => None,
         }
+    }
+
+    /// The sub-results written after this sample's row (followed redirects), if any.
+    pub fn sub_results(&self) -> &[Sample] {
+        self.detail.as_ref().map_or(&[], |d| &d.sub_results)
     }
 
     /// The end of the sample in ms since the epoch.

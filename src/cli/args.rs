@@ -72,6 +72,44 @@ pub(crate) struct RunArgs {
     /// `yyyy-MM-dd HH:mm:ss.SSS`, in the local time zone (TZ), as jmeter.save.saveservice.timestamp_format.
     #[arg(long, value_name = "PATTERN", default_value = "ms")]
     pub timestamp_format: crate::sink::timestamp::TimestampFormat,
+    #[command(flatten)]
+    pub extras: ExtrasArgs,
+}
+
+/// What a run records beyond the columns: exchanges on stderr, sub-results, failed bodies.
+#[derive(Debug, Args)]
+pub(crate) struct ExtrasArgs {
+    /// Print each failed sample's request and response heads on stderr; `=full` adds the bodies (2 KiB).
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "heads",
+          value_parser = ["heads", "full"])]
+    pub http_debug: Option<String>,
+    /// Also print the first N requests of the run on stderr, failed or not (as --http-debug does).
+    #[arg(long, value_name = "N")]
+    pub http_debug_first: Option<u64>,
+    /// Write the requests of a followed redirect as JMeter 5's sub-results (label-0, label-1, ...).
+    #[arg(long)]
+    pub sub_results: bool,
+    /// Write each failed response's body (64 KiB, secrets masked) to a file in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub failed_bodies: Option<PathBuf>,
+    /// Add each failed response's body (64 KiB, secrets masked) to its JSON line (with --json).
+    #[arg(long, requires = "json")]
+    pub json_failed_bodies: bool,
+}
+
+impl ExtrasArgs {
+    /// The run's options.
+    pub fn options(&self) -> crate::run::RunOptions {
+        let first = self.http_debug_first.unwrap_or(0);
+        let http_debug = (self.http_debug.is_some() || first > 0).then(|| {
+            crate::run::HttpDebug::new(self.http_debug.as_deref() == Some("full"), self.http_debug.is_some(), first)
+        });
+        crate::run::RunOptions {
+            sub_results: self.sub_results,
+            http_debug,
+            failed_bodies: self.failed_bodies.is_some() || self.json_failed_bodies,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod compare;
 mod dry_run;
 pub mod exit;
 mod guard;
+mod http_debug;
 mod load;
 mod merge;
 mod print;

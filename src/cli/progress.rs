@@ -61,6 +61,11 @@ impl Progress {
         }
     }
 
+    /// The live line, when stderr is a terminal: other output goes above it through it.
+    pub fn bar(&self) -> Option<ProgressBar> {
+        self.bar.clone()
+    }
+
     fn line(&self, stats: &Stats, secs: f64) -> String {
         let elapsed = self.started.elapsed();
         let done = stats.total_histogram().len();

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::args::RunArgs;
+use super::args::{ExtrasArgs, RunArgs};
 use super::guard::{Aborted, Guard};
+use super::http_debug::DebugPrinter;
 use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
@@ -16,6 +17,7 @@ use crate::plan::{LoadOptions, PlanError};
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
 use crate::run::RunResult;
+use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
 use crate::sink::timestamp::TimestampFormat;
@@ -38,7 +40,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     }
     // Every output is opened before anything is sent: one that cannot be written stops the run here.
     let opened = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())
-        .and_then(|after| Ok((after, open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format)?)));
+        .and_then(|after| Ok((after, open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?)));
     let (after, outputs) = match opened {
         Ok(o) => o,
         Err(e) => {
@@ -71,10 +73,15 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     let aborted = Aborted::default();
     let mut sinks = SinkSet::new(outputs);
     sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
-    if !a.quiet {
-        sinks.observers.push(Box::new(Progress::new(&graph)));
+    let progress = (!a.quiet).then(|| Progress::new(&graph));
+    let options = a.extras.options();
+    if options.http_debug.is_some() {
+        sinks.observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
     }
-    let result = match crate::run::execute(Arc::clone(&graph), sinks, stop_rx, hurry_rx).await {
+    if let Some(progress) = progress {
+        sinks.observers.push(Box::new(progress));
+    }
+    let result = match crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await {
         Ok(r) => r,
         Err(e) => {
             errln!("error: {e}");
@@ -138,11 +145,19 @@ impl Outcome {
     }
 }
 
-/// The JTL, and the JSON lines when asked for.
-fn open_outputs(jtl: &Path, json: Option<&Path>, time: &TimestampFormat) -> Result<Vec<Box<dyn Sink>>, SinkError> {
+/// The JTL, and the JSON lines and failed bodies' directory when asked for.
+fn open_outputs(
+    jtl: &Path,
+    json: Option<&Path>,
+    time: &TimestampFormat,
+    extras: &ExtrasArgs,
+) -> Result<Vec<Box<dyn Sink>>, SinkError> {
     let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?.with_timestamp_format(time.clone()))];
     if let Some(json) = json {
-        outputs.push(Box::new(JsonlSink::create(json)?));
+        outputs.push(Box::new(JsonlSink::create(json)?.with_bodies(extras.json_failed_bodies)));
+    }
+    if let Some(dir) = &extras.failed_bodies {
+        outputs.push(Box::new(BodyFiles::create(dir)?));
     }
     Ok(outputs)
 }

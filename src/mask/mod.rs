@@ -20,7 +20,14 @@ const MASK: &str = "***";
 /// The secret values of one virtual user, in every encoding, as one matcher. Cheap to clone; empty (no work
 /// at all) when the plan has no secrets.
 #[derive(Debug, Clone, Default)]
-pub struct Masks(Option<Arc<Matcher>>);
+pub struct Masks(Option<Arc<Inner>>);
+
+#[derive(Debug)]
+struct Inner {
+    matcher: Matcher,
+    /// The most bytes one masked value can take in a text: its longest form, percent-encoded.
+    reach: usize,
+}
 
 #[derive(Debug)]
 enum Matcher {
@@ -39,13 +46,20 @@ impl Masks {
         }
         patterns.sort_unstable();
         patterns.dedup();
+        let reach = 3 * patterns.iter().map(String::len).max().unwrap_or(0);
         // Standard semantics, searched for overlapping matches: every occurrence of every pattern is found, so
         // a secret that is a prefix of, or overlaps, another cannot leave a piece of the other in view.
         let matcher = match AhoCorasick::builder().match_kind(MatchKind::Standard).build(&patterns) {
             Ok(ac) => Matcher::Patterns(ac),
             Err(_) => Matcher::Everything,
         };
-        Self(Some(Arc::new(matcher)))
+        Self(Some(Arc::new(Inner { matcher, reach })))
+    }
+
+    /// The most bytes one secret can take in a text, in any form looked for (0 without secrets): a text cut
+    /// after it is masked keeps no piece of a secret when it was masked with this much more than it keeps.
+    pub fn reach(&self) -> usize {
+        self.0.as_ref().map_or(0, |inner| inner.reach)
     }
 
     /// True when there is nothing to mask.
@@ -55,8 +69,8 @@ impl Masks {
 
     /// `bytes` with every secret in it replaced by `***`; borrowed when there is none.
     pub fn mask_bytes<'t>(&self, bytes: &'t [u8]) -> Cow<'t, [u8]> {
-        let Some(matcher) = &self.0 else { return Cow::Borrowed(bytes) };
-        let ac = match &**matcher {
+        let Some(inner) = &self.0 else { return Cow::Borrowed(bytes) };
+        let ac = match &inner.matcher {
             Matcher::Patterns(ac) => ac,
             Matcher::Everything if bytes.is_empty() => return Cow::Borrowed(bytes),
             Matcher::Everything => return Cow::Owned(MASK.as_bytes().to_vec()),

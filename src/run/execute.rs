@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
 use super::data::{DataError, DataSources};
+use super::options::RunOptions;
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
@@ -50,6 +51,17 @@ pub async fn execute(
     stop: watch::Receiver<bool>,
     hurry: watch::Receiver<bool>,
 ) -> Result<RunResult, StartError> {
+    execute_with(graph, sinks, stop, hurry, RunOptions::default()).await
+}
+
+/// [`execute`], recording what `options` asks for beyond the samples' columns.
+pub async fn execute_with(
+    graph: Arc<Graph>,
+    sinks: SinkSet,
+    stop: watch::Receiver<bool>,
+    hurry: watch::Receiver<bool>,
+    options: RunOptions,
+) -> Result<RunResult, StartError> {
     let started = Instant::now();
     let data = Arc::new(DataSources::open(&graph.data)?);
     // The users watch `halt`: the caller's stop, or a data set that ran out with `on_eof: stop_run`.
@@ -75,6 +87,7 @@ pub async fn execute(
         active: active.clone(),
         data: data.clone(),
         data_end: data_end.clone(),
+        options: Arc::new(options),
     };
     schedule(cx).await;
     forward.abort();

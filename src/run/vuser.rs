@@ -13,7 +13,8 @@ use super::catch::catch;
 use super::check::{check, truthy, Observed};
 use super::data::{DataSources, UserCursors};
 use super::extract::extract;
-use super::http::Client;
+use super::http::{Client, How, Recorded};
+use super::options::{RunOptions, Wants};
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
@@ -44,6 +45,8 @@ pub struct RunContext {
     pub data: Arc<DataSources>,
     /// Why a data set stopped the run, set by the first user that ran out.
     pub data_end: Arc<std::sync::OnceLock<String>>,
+    /// What the run records beyond the samples' columns.
+    pub options: Arc<RunOptions>,
 }
 
 /// A virtual user's scope with its variables rendered; a variable that fails to render stays undefined,
@@ -91,6 +94,8 @@ pub struct VirtualUser {
     masks: Masks,
     /// This user's place in each data set.
     cursors: UserCursors,
+    /// The run records something beyond the columns (`RunOptions`): read once, not at every request.
+    extras: bool,
 }
 
 impl VirtualUser {
@@ -100,6 +105,7 @@ impl VirtualUser {
         let g = &graph.groups[group];
         let scope = user_scope(&graph, group, vu);
         let cursors = cx.data.user();
+        let extras = !cx.options.is_off();
         Self {
             cursors,
             masks: user_masks(&graph, &scope),
@@ -118,6 +124,7 @@ impl VirtualUser {
             late: None,
             transactions: Transactions::default(),
             once_done: HashSet::new(),
+            extras,
         }
     }
 
@@ -203,6 +210,9 @@ impl VirtualUser {
         let step = &node.step;
         // Made after the exchange, so that it is not part of the state held while waiting for it.
         let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);
+        // Decided before anything is sent: whether this is one of the first requests `--http-debug` shows.
+        let wants = if self.extras { self.cx.options.wants(&self.masks) } else { Wants::default() };
+        let Wants { keep, record, show, any } = wants;
         let client = &self.client;
         let wire = match wire::render(graph, node, &self.scope, |u| client.cookie_header(u)) {
             Ok(w) => w,
@@ -212,11 +222,23 @@ impl VirtualUser {
                 sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message };
                 self.stamp_threads(&mut sample);
                 self.masks.apply_to(&mut sample);
+                if any {
+                    let options = &self.cx.options;
+                    sample.detail =
+                        super::detail::detail(options, show, &sample, &Recorded::default(), None, late, &self.masks);
+                }
                 return sample;
             }
         };
-        let mut ex = self.client.execute(&wire, step.timeout, node.needs_body, step.follow_redirects).await;
+        let how = How {
+            keep: if node.needs_body { usize::MAX } else { keep },
+            follow_redirects: step.follow_redirects,
+            record,
+        };
+        let mut ex = self.client.exchange(&wire, step.timeout, how).await;
         let mut sample = new_sample(&self.thread);
+        // Kept for the sample's detail, when the run asks for one: the last response and every request.
+        let mut last = None;
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
@@ -227,7 +249,7 @@ impl VirtualUser {
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
         match ex.result {
-            Ok(resp) => {
+            Ok(mut resp) => {
                 let seen = Observed::new(&resp, sample.elapsed_us / 1000, ex.bytes);
                 let client = &self.client;
                 let target = cookie_target.as_ref();
@@ -245,12 +267,21 @@ impl VirtualUser {
                     sample.failure = Some(msg);
                 }
                 sample.data_type = resp.data_type;
-                sample.outcome = Outcome::Response { status: resp.status, reason: resp.reason };
+                // The reason phrase moves into the sample; the detail reads it there.
+                sample.outcome = Outcome::Response { status: resp.status, reason: std::mem::take(&mut resp.reason) };
+                if any {
+                    last = Some(resp);
+                }
             }
             Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
         }
         self.stamp_threads(&mut sample);
         self.masks.apply_to(&mut sample);
+        if any {
+            let options = &self.cx.options;
+            let recorded = self.client.recorded();
+            sample.detail = super::detail::detail(options, show, &sample, &recorded, last.as_ref(), late, &self.masks);
+        }
         sample
     }
 
@@ -295,6 +326,7 @@ fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
         grp_threads: 0,
         all_threads: 0,
         url: None,
+        detail: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The JSON lines sink (`--json FILE`): one object a sample, the JTL row's facts under snake_case names.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -17,12 +18,16 @@ use crate::sample::{ErrorKind, Sample};
 /// Each line holds the JTL columns with the same values (times in whole ms, `response_code` as text), except
 /// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
-/// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`.
+/// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`; when there are any, the sample's
+/// `sub_results` (lines of the same shape, nested) and, with [`with_bodies`](Self::with_bodies), a failed
+/// response's `response_body` and `response_body_size`.
 /// Each batch is formatted in memory and written in one piece, so the file holds only complete lines; when a
 /// write fails (a full disk), a regular file is cut back to its last complete line.
 pub struct JsonlSink<W: Write = File> {
     file: RecordFile<W>,
     text: RowText,
+    /// Write the failed responses' bodies kept in the samples.
+    bodies: bool,
 }
 
 /// One line, borrowed from the sample.
@@ -49,36 +54,24 @@ struct Row<'a> {
     elapsed_us: u64,
     latency_us: u64,
     connect_us: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_body: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_body_size: Option<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sub_results: Vec<Row<'a>>,
 }
 
-impl JsonlSink<File> {
-    /// Creates (or truncates) the file at `path`, its parent directories included; a device or FIFO that
-    /// exists is written as it is.
-    pub fn create(path: &Path) -> Result<Self, SinkError> {
-        Ok(JsonlSink { file: RecordFile::create(path, b"")?, text: RowText::default() })
-    }
-}
-
-impl<W: Write> JsonlSink<W> {
-    /// Writes JSON lines to any writer; `name` names it in errors.
-    pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
-        Ok(JsonlSink { file: RecordFile::new(writer, name.into(), b"")?, text: RowText::default() })
-    }
-
-    /// Flushes and returns the writer.
-    pub fn into_inner(self) -> Result<W, SinkError> {
-        self.file.into_inner()
-    }
-
-    fn write_line(&mut self, s: &Sample) {
-        self.text.fill(s);
-        let row = Row {
+impl<'a> Row<'a> {
+    /// The line of `s`, whose texts `text` holds.
+    fn new(s: &'a Sample, text: &'a RowText) -> Self {
+        Row {
             timestamp: s.start_ms,
             elapsed: s.elapsed_us / 1000,
             label: &s.label,
-            response_code: &self.text.code,
-            response_message: &self.text.message,
-            thread_name: &self.text.thread,
+            response_code: &text.code,
+            response_message: &text.message,
+            thread_name: &text.thread,
             data_type: data_type_str(s.data_type),
             success: s.success,
             failure_message: s.failure.as_deref(),
@@ -94,7 +87,56 @@ impl<W: Write> JsonlSink<W> {
             elapsed_us: s.elapsed_us,
             latency_us: s.latency_us,
             connect_us: s.connect_us,
-        };
+            response_body: None,
+            response_body_size: None,
+            sub_results: Vec::new(),
+        }
+    }
+}
+
+impl JsonlSink<File> {
+    /// Creates (or truncates) the file at `path`, its parent directories included; a device or FIFO that
+    /// exists is written as it is.
+    pub fn create(path: &Path) -> Result<Self, SinkError> {
+        Ok(JsonlSink { file: RecordFile::create(path, b"")?, text: RowText::default(), bodies: false })
+    }
+}
+
+impl<W: Write> JsonlSink<W> {
+    /// Writes JSON lines to any writer; `name` names it in errors.
+    pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
+        Ok(JsonlSink { file: RecordFile::new(writer, name.into(), b"")?, text: RowText::default(), bodies: false })
+    }
+
+    /// Also writes the body kept in a failed sample (`--json-failed-bodies`): `response_body`, as text
+    /// (bytes that are not UTF-8 become U+FFFD), and `response_body_size`, the whole body's size.
+    pub fn with_bodies(mut self, bodies: bool) -> Self {
+        self.bodies = bodies;
+        self
+    }
+
+    /// Flushes and returns the writer.
+    pub fn into_inner(self) -> Result<W, SinkError> {
+        self.file.into_inner()
+    }
+
+    fn write_line(&mut self, s: &Sample) {
+        self.text.fill(s);
+        let sub_texts: Vec<RowText> = s
+            .sub_results()
+            .iter()
+            .map(|sub| {
+                let mut text = RowText::default();
+                text.fill(sub);
+                text
+            })
+            .collect();
+        let mut row = Row::new(s, &self.text);
+        row.sub_results = s.sub_results().iter().zip(&sub_texts).map(|(sub, text)| Row::new(sub, text)).collect();
+        if let Some(body) = s.detail.as_ref().and_then(|d| d.body.as_ref()).filter(|_| self.bodies) {
+            row.response_body = Some(String::from_utf8_lossy(&body.bytes));
+            row.response_body_size = Some(body.size);
+        }
         let out = self.file.buffer();
         let before = out.len();
         // Serializing borrowed strings and numbers into memory cannot fail; if it ever did, the line is dropped
@@ -189,7 +231,7 @@ mod tests {
         use crate::sink::file::tests::Filling;
         let cut: fn(&Filling, u64) -> std::io::Result<()> = Filling::cut;
         let file = RecordFile::build(Filling::new(1000), "full".into(), |_| Ok(()), Some(cut), b"").unwrap();
-        let mut sink = JsonlSink { file, text: RowText::default() };
+        let mut sink = JsonlSink { file, text: RowText::default(), bodies: false };
         let landed = sink.landed().unwrap();
         assert!(sink.write(&vec![sample("a"); 10]).is_err(), "10 lines do not fit in 1000 bytes");
         let text = String::from_utf8(sink.into_inner().unwrap().data.into_inner()).unwrap();

@@ -57,6 +57,8 @@ impl<W: Write> JtlSink<W> {
         self.file.into_inner()
     }
 
+    // Inlined into the loop over a batch, as it was before sub-results gave it a second caller.
+    #[inline(always)]
     fn write_row(&mut self, s: &Sample) {
         let out = self.file.buffer();
         let mut n = itoa::Buffer::new();
@@ -104,7 +106,6 @@ impl<W: Write> JtlSink<W> {
         if let Some(last) = out.last_mut() {
             *last = b'\n';
         }
-        self.file.end_record();
     }
 }
 
@@ -145,6 +146,12 @@ impl<W: Write + Send> Sink for JtlSink<W> {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for sample in batch {
             self.write_row(sample);
+            // JMeter 5 writes a sample's sub-results right after it, in order; one record with it, so a file
+            // cut back after a failed write keeps a sample with all its rows or not at all.
+            for sub in sample.sub_results() {
+                self.write_row(sub);
+            }
+            self.file.end_record();
         }
         self.file.commit()
     }
@@ -244,6 +251,7 @@ pub(crate) mod tests {
             grp_threads: 2,
             all_threads: 3,
             url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
+            detail: None,
         }
     }
 

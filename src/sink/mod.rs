@@ -2,12 +2,15 @@
 //! runtime, and hands each batch to one writer thread per output, so a slow or stalled output never blocks
 //! the runtime that times the requests.
 
+pub mod bodies;
 mod drain;
 pub mod file;
 pub mod jsonl;
 pub mod jtl;
 mod observe;
 pub mod stats;
+#[cfg(test)]
+mod sub_results_tests;
 pub mod timestamp;
 mod writer;
 

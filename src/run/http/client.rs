@@ -21,6 +21,7 @@ use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::drive::Driver;
 use super::error::Failure;
+use super::hop::{Counters, How, Record, Recorded, Recorder};
 use super::stream::Stream;
 use super::tls::{self, TlsError};
 use crate::compile::target::{Origin, Target};
@@ -55,8 +56,14 @@ pub struct Exchange {
     pub final_url: Option<String>,
 }
 
+impl Exchange {
+    fn counters(&self) -> Counters {
+        (self.bytes, self.sent, self.connect)
+    }
+}
+
 /// What came back.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Response {
     /// Status code.
     pub status: u16,
@@ -64,10 +71,12 @@ pub struct Response {
     pub reason: Cow<'static, str>,
     /// JMeter's dataType, from the Content-Type.
     pub data_type: DataType,
-    /// The body, when it was asked for (capped at `body_limit`).
+    /// The body, when it was asked for (capped at `body_limit`); its whole size is in [`Recorded`].
     pub body: Option<Bytes>,
     /// Response headers.
     pub headers: http::HeaderMap,
+    /// The HTTP version of the status line.
+    pub version: http::Version,
 }
 
 type Io = TokioIo<Stream>;
@@ -143,6 +152,10 @@ pub struct Client {
     conn: Option<Conn>,
     /// Idle connections to other origins, least recently used first.
     parked: Vec<Conn>,
+    /// What the exchange under way records, when asked ([`How::record`]); kept from one to the next.
+    record: Option<Box<Recorder>>,
+    /// The recorder of an earlier exchange, kept for the next one that records.
+    spare: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
     jar: Option<CookieStore>,
@@ -160,6 +173,8 @@ impl Client {
             conn: None,
             parked: Vec::new(),
             live: None,
+            record: None,
+            spare: None,
             jar: cookies.then(CookieStore::default),
             body_limit,
             tls: TlsSource::Default,
@@ -197,11 +212,13 @@ impl Client {
     /// Drops the connection: a panic may have left it mid-exchange.
     pub fn forget_connection(&mut self) {
         self.conn = None;
+        self.record = None;
         self.parked.clear();
         self.live = None;
     }
 
-    /// Sends a request (following redirects when `follow_redirects`) within `timeout`, measuring everything.
+    /// Sends a request (following redirects when `follow_redirects`) within `timeout`, measuring everything;
+    /// `keep_body` keeps each body up to the client's `body_limit`.
     pub async fn execute(
         &mut self,
         original: &WireRequest,
@@ -209,6 +226,15 @@ impl Client {
         keep_body: bool,
         follow_redirects: bool,
     ) -> Exchange {
+        let keep = if keep_body { self.body_limit } else { 0 };
+        self.exchange(original, timeout, How { keep, follow_redirects, record: Record::Nothing }).await
+    }
+
+    /// Sends a request within `timeout` as `how` says, measuring everything.
+    pub async fn exchange(&mut self, original: &WireRequest, timeout: Duration, how: How) -> Exchange {
+        let How { keep, follow_redirects, record: level } = how;
+        let record = level > Record::Nothing;
+        let keep = keep.min(self.body_limit);
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
         let mut ex = Exchange {
@@ -221,6 +247,16 @@ impl Client {
             sent: 0,
             final_url: None,
         };
+        // Kept out of `ex`: an exchange that records nothing stays as small to move as it was.
+        if record {
+            self.record = Some(match self.spare.take() {
+                Some(mut r) => {
+                    r.reset(level);
+                    r
+                }
+                None => Box::new(Recorder::new(level)),
+            });
+        }
         // The request of a redirect; the original is only borrowed (its URL goes into the sample afterwards).
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
         let mut next: Option<Box<WireRequest>> = None;
@@ -228,14 +264,25 @@ impl Client {
         self.look = self.last_end.is_none_or(|e| start.saturating_duration_since(e) >= IDLE_LOOK);
         for hop in 0..=MAX_REDIRECTS {
             let req = next.as_deref().unwrap_or(original);
+            if record {
+                self.start_hop(&ex);
+            }
             // When the connection being opened started, so a timeout still counts the time spent on it.
             let mut connecting: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
             let hop_result = {
-                let work = pin!(self.one(req, keep_body, &mut ex, &mut connecting, &mut first_byte));
+                let work = pin!(self.one(req, keep, &mut ex, &mut connecting, &mut first_byte));
                 timer.run(deadline, work).await
             };
             self.timer = timer;
+            // The hop of a response is recorded here, by reference; a copy of the response is kept only when
+            // it leads on (a redirect to follow): the last one becomes the exchange's result.
+            if record {
+                if let Ok(Ok(resp)) = &hop_result {
+                    let leads_on = follow_redirects && is_redirect(resp.status);
+                    self.end_hop(start, ex.counters(), req, leads_on.then_some(resp));
+                }
+            }
             let resp = match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
@@ -247,11 +294,17 @@ impl Client {
                         ex.connect += t.elapsed();
                     }
                     ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
+                    if record {
+                        self.end_hop(start, ex.counters(), req, None);
+                    }
                     break;
                 }
                 Ok(Err(f)) => {
                     self.conn = None;
                     ex.result = Err(f);
+                    if record {
+                        self.end_hop(start, ex.counters(), req, None);
+                    }
                     break;
                 }
                 Ok(Ok(resp)) => resp,
@@ -274,6 +327,9 @@ impl Client {
                     break;
                 }
                 None => {
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.result_is_last();
+                    }
                     ex.result = Ok(resp);
                     break;
                 }
@@ -290,7 +346,7 @@ impl Client {
     async fn one(
         &mut self,
         req: &WireRequest,
-        keep_body: bool,
+        keep: usize,
         ex: &mut Exchange,
         connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,
@@ -300,7 +356,6 @@ impl Client {
         let look = self.switch_to(origin) || self.look;
         self.look = true;
         let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open(look));
-        let body_limit = self.body_limit;
         for attempt in 0..2 {
             if !reused {
                 let tls = if origin.https { Some(self.tls_config()?) } else { None };
@@ -348,13 +403,24 @@ impl Client {
                 Err(e) => {
                     settle(stats, ex);
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
+                    }
                     return Err(Failure::hyper(&e));
                 }
                 Ok(resp) => {
                     first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
+                    }
                     let (parts, body) = resp.into_parts();
-                    let body = wakes.drive(driver, pin!(read_body(body, keep_body, body_limit))).await;
-                    let out = body.map(|body| response(parts, body));
+                    let body = wakes.drive(driver, pin!(read_body(body, keep))).await;
+                    let out = body.map(|(body, size)| {
+                        if let Some(r) = self.record.as_deref_mut() {
+                            r.body_size = size;
+                        }
+                        response(parts, body)
+                    });
                     settle(stats, ex);
                     return out;
                 }
@@ -380,6 +446,31 @@ impl Client {
         true
     }
 
+    /// What the last exchange recorded, when [`How::record`] asked (empty otherwise): its requests and the
+    /// size of its last response's body.
+    pub fn recorded(&mut self) -> Recorded {
+        let Some(mut r) = self.record.take() else { return Recorded::default() };
+        let recorded = Recorded { hops: std::mem::take(&mut r.hops), body_size: r.body_size };
+        self.spare = Some(r);
+        recorded
+    }
+
+    /// A hop of a recorded exchange starts.
+    #[inline]
+    fn start_hop(&mut self, ex: &Exchange) {
+        if let Some(r) = self.record.as_deref_mut() {
+            r.start(ex.counters());
+        }
+    }
+
+    /// The hop under way of a recorded exchange has ended, with the response it got, if any.
+    #[inline]
+    fn end_hop(&mut self, start: Instant, now: Counters, request: &WireRequest, response: Option<&Response>) {
+        if let Some(r) = self.record.as_deref_mut() {
+            r.end(start, now, request, response);
+        }
+    }
+
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
         let resolved = match &self.tls {
             TlsSource::Own { own, .. } => return Ok(own.clone()),
@@ -402,21 +493,22 @@ fn settle(stats: &WireStats, ex: &mut Exchange) {
     ex.sent += written;
 }
 
-/// Reads a body to its end, keeping up to `body_limit` bytes of it when asked to.
-async fn read_body(
-    mut body: hyper::body::Incoming,
-    keep_body: bool,
-    body_limit: usize,
-) -> Result<Option<Bytes>, Failure> {
-    let mut kept = keep_body.then(BytesMut::new);
+/// A body read to its end: the bytes kept, and the whole size (counted only when some are kept).
+type Body = (Option<Bytes>, u64);
+
+/// Reads a body to its end, keeping up to `keep` bytes of it (none when `keep` is 0).
+async fn read_body(mut body: hyper::body::Incoming, keep: usize) -> Result<Body, Failure> {
+    let mut kept = (keep > 0).then(BytesMut::new);
+    let mut size = 0u64;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| Failure::hyper(&e))?;
         if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
-            let room = body_limit.saturating_sub(buf.len());
+            size += data.len() as u64;
+            let room = keep.saturating_sub(buf.len());
             buf.extend_from_slice(&data[..data.len().min(room)]);
         }
     }
-    Ok(kept.map(BytesMut::freeze))
+    Ok((kept.map(BytesMut::freeze), size))
 }
 
 fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
@@ -431,6 +523,7 @@ fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
         data_type,
         body,
         headers: parts.headers,
+        version: parts.version,
     }
 }
 

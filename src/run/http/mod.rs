@@ -6,9 +6,11 @@ mod counting;
 mod deadline;
 mod drive;
 mod error;
+mod hop;
 mod stream;
 mod tls;
 
 pub use client::{Client, Exchange, Response};
 pub use error::Failure;
+pub use hop::{Hop, How, Record, Recorded};
 pub use tls::{shared_tls_config, tls_config, TlsError};

@@ -1,0 +1,138 @@
+//! A sample's detail (see [`Detail`]): JMeter 5's sub-results of a followed redirect, the `--http-debug`
+//! text, a failed response's body. Made only when the run asks for one of them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::debug_text;
+use super::http::{Hop, Recorded, Response};
+use super::options::{RunOptions, KEPT_BODY_LIMIT};
+use crate::mask::Masks;
+use crate::sample::{Detail, KeptBody, Outcome, Sample};
+
+/// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
+/// exchange ended with one (`last`); `show` when `--http-debug` shows it whatever its outcome; `late` is
+/// how late the sample started (open model). `None` when there is nothing to add.
+pub(super) fn detail(
+    options: &RunOptions,
+    show: bool,
+    sample: &Sample,
+    recorded: &Recorded,
+    last: Option<&Response>,
+    late: Duration,
+    masks: &Masks,
+) -> Option<Box<Detail>> {
+    let (hops, size) = (&recorded.hops, recorded.body_size);
+    let mut d = Detail::default();
+    if options.sub_results && hops.len() > 1 {
+        d.sub_results = sub_results(sample, hops, late, masks);
+    }
+    if let Some(debug) = &options.http_debug {
+        if show || (debug.failed && !sample.success) {
+            d.debug = Some(debug_text::render(sample, hops, (last, size), debug.full, masks));
+        }
+    }
+    if options.failed_bodies && !sample.success {
+        if let Some(resp) = last {
+            let bytes = resp.body.as_deref().unwrap_or_default();
+            let (prefix, _) = masked_prefix(bytes, size, KEPT_BODY_LIMIT, masks);
+            d.body = Some(KeptBody { bytes: prefix.into(), size });
+        }
+    }
+    (!d.sub_results.is_empty() || d.debug.is_some() || d.body.is_some()).then(|| Box::new(d))
+}
+
+/// JMeter 5's sub-results: one sample per request, labelled `<label>-<n>` from 0, each with its own times,
+/// bytes, URL and response; success by the status alone (2xx and 3xx), as JMeter judges a sub-result
+/// (assertions apply to the parent).
+fn sub_results(parent: &Sample, hops: &[Hop], late: Duration, masks: &Masks) -> Vec<Sample> {
+    hops.iter()
+        .enumerate()
+        .map(|(i, hop)| {
+            // The first request's times count from the sample's intended start, as the parent's do.
+            let (offset, elapsed, latency) = if i == 0 {
+                (Duration::ZERO, hop.elapsed + late, hop.latency + late)
+            } else {
+                (hop.offset + late, hop.elapsed, hop.latency)
+            };
+            let (outcome, data_type) = match &hop.response {
+                Some(r) => (Outcome::Response { status: r.status, reason: r.reason.clone() }, r.data_type),
+                None => (parent.outcome.clone(), parent.data_type),
+            };
+            let success = matches!(outcome, Outcome::Response { status: 200..=399, .. });
+            let mut sub = Sample {
+                start_ms: parent.start_ms + offset.as_millis() as u64,
+                elapsed_us: elapsed.as_micros() as u64,
+                latency_us: latency.as_micros() as u64,
+                connect_us: hop.connect.as_micros() as u64,
+                idle_us: 0,
+                label: Arc::from(format!("{}-{i}", parent.label)),
+                outcome,
+                thread: parent.thread.clone(),
+                data_type,
+                success,
+                failure: None,
+                bytes: hop.bytes,
+                sent_bytes: hop.sent,
+                grp_threads: parent.grp_threads,
+                all_threads: parent.all_threads,
+                url: Some(hop.url.clone()),
+                detail: None,
+            };
+            masks.apply_to(&mut sub);
+            sub
+        })
+        .collect()
+}
+
+/// The first `limit` bytes of a body of `size` bytes of which `kept` were kept, secrets masked, and how
+/// many bytes of the body (as received) they leave out. A secret that crosses the cut is masked whole: the
+/// text is masked before it is cut, and when the text masked was itself cut, the cut moves back by what
+/// masking took out, so that no byte beyond the masked text is shown (see [`Masks::reach`]).
+pub(super) fn masked_prefix(kept: &[u8], size: u64, limit: usize, masks: &Masks) -> (Vec<u8>, u64) {
+    let window = &kept[..kept.len().min(limit + masks.reach())];
+    let masked = masks.mask_bytes(window);
+    let shrunk = window.len().saturating_sub(masked.len());
+    let whole = window.len() as u64 >= size;
+    // When the whole body was masked any cut is safe.
+    let cut = if whole { limit } else { limit.saturating_sub(shrunk) }.min(masked.len());
+    let left_out = if whole && cut == masked.len() { 0 } else { size.saturating_sub((cut + shrunk) as u64) };
+    (masked[..cut].to_vec(), left_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::masked_prefix;
+    use crate::mask::Masks;
+
+    #[test]
+    fn a_secret_across_the_cut_is_never_shown_in_part() {
+        let secret = "Sup3rS3cretValue";
+        let masks = Masks::new([secret]);
+        for at in 0..40 {
+            let mut body = "x".repeat(2000 + at).into_bytes();
+            body.extend_from_slice(secret.as_bytes());
+            body.extend_from_slice(&[b'y'; 100]);
+            let (shown, more) = masked_prefix(&body, body.len() as u64, 2030, &masks);
+            let text = String::from_utf8(shown).unwrap();
+            assert!(text.len() <= 2030, "{}", text.len());
+            for piece in (4..=secret.len()).map(|n| &secret[..n]) {
+                assert!(!text.contains(piece), "a piece of the secret ({piece}) shows at {at}");
+            }
+            assert!(more > 0 && more <= body.len() as u64);
+            // Kept only in part (the client cut the body): the same holds.
+            let kept = &body[..2030 + masks.reach()];
+            let (shown, _) = masked_prefix(kept, body.len() as u64, 2030, &masks);
+            assert!(!String::from_utf8(shown).unwrap().contains(&secret[..4]), "at {at}");
+        }
+    }
+
+    #[test]
+    fn a_short_body_is_shown_whole_and_nothing_is_left_out() {
+        let masks = Masks::new(["Sup3rS3cretValue"]);
+        let body = b"token=Sup3rS3cretValue; end";
+        assert_eq!(masked_prefix(body, body.len() as u64, 2048, &masks), (b"token=***; end".to_vec(), 0));
+        let (shown, more) = masked_prefix(&[b'a'; 5000], 5000, 2048, &Masks::default());
+        assert_eq!((shown.len(), more), (2048, 2952));
+    }
+}

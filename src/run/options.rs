@@ -1,0 +1,99 @@
+//! What a run records beyond the samples' own columns, each asked for on the command line: JMeter 5's
+//! redirect sub-results, `--http-debug`, failed responses' bodies. All off by default, and then no request
+//! keeps a body or a record it would not keep anyway.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::http::Record;
+use crate::mask::Masks;
+
+/// How much of a body `--http-debug=full` shows.
+pub const DEBUG_BODY_LIMIT: usize = 2 * 1024;
+
+/// How much of a failed response's body is kept for the results (`--failed-bodies`, `--json-failed-bodies`).
+pub const KEPT_BODY_LIMIT: usize = 64 * 1024;
+
+/// The extras of a run.
+#[derive(Debug, Default)]
+pub struct RunOptions {
+    /// Write the requests of a followed redirect as JMeter 5's sub-results (`label-0`, `label-1`, ...).
+    pub sub_results: bool,
+    /// Show exchanges as text (`--http-debug`).
+    pub http_debug: Option<HttpDebug>,
+    /// Keep the first [`KEPT_BODY_LIMIT`] bytes of each failed response's body.
+    pub failed_bodies: bool,
+}
+
+/// Which exchanges `--http-debug` shows, and how much of them.
+#[derive(Debug, Default)]
+pub struct HttpDebug {
+    /// Bodies too (cut at [`DEBUG_BODY_LIMIT`]), not only the heads.
+    pub full: bool,
+    /// Every failed sample.
+    pub failed: bool,
+    /// The first this many requests of the run, failed or not.
+    pub first: u64,
+    /// Requests of the first `first` already claimed.
+    taken: AtomicU64,
+}
+
+impl HttpDebug {
+    /// Shows failed samples (`failed`) and the first `first` requests; `full` adds the bodies.
+    pub fn new(full: bool, failed: bool, first: u64) -> Self {
+        Self { full, failed, first, taken: AtomicU64::new(0) }
+    }
+
+    /// Whether the request about to be sent is one of the run's first `first`.
+    fn claim(&self) -> bool {
+        self.taken.load(Ordering::Relaxed) < self.first && self.taken.fetch_add(1, Ordering::Relaxed) < self.first
+    }
+}
+
+/// What one request records, decided before it is sent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Wants {
+    /// Bytes of each response body to keep besides what the step's assertions need.
+    pub keep: usize,
+    /// What the exchange records.
+    pub record: Record,
+    /// Show this exchange whatever its outcome (one of the first N).
+    pub show: bool,
+    /// Anything at all: when false, the sample gets no detail.
+    pub any: bool,
+}
+
+impl RunOptions {
+    /// True when nothing beyond the columns is recorded.
+    pub fn is_off(&self) -> bool {
+        !self.sub_results && self.http_debug.is_none() && !self.failed_bodies
+    }
+
+    /// What the next request of a user with these `masks` records. Bodies are kept [`Masks::reach`] bytes
+    /// longer than they are shown, so that a cut cannot leave a piece of a secret unmasked.
+    #[inline]
+    pub fn wants(&self, masks: &Masks) -> Wants {
+        if self.is_off() {
+            return Wants::default();
+        }
+        let reach = masks.reach();
+        let show = self.http_debug.as_ref().is_some_and(HttpDebug::claim);
+        let debug = self.http_debug.as_ref().filter(|d| d.failed || show);
+        let mut keep = 0;
+        if debug.is_some_and(|d| d.full) {
+            keep = DEBUG_BODY_LIMIT + reach;
+        }
+        if self.failed_bodies {
+            keep = keep.max(KEPT_BODY_LIMIT + reach);
+        }
+        let record = if debug.is_some() {
+            Record::Requests
+        } else if self.sub_results {
+            Record::Hops
+        } else if self.failed_bodies {
+            Record::Sizes
+        } else {
+            Record::Nothing
+        };
+        Wants { keep, record, show, any: true }
+    }
+}

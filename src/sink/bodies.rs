@@ -1,0 +1,82 @@
+//! Failed responses' bodies as files (`--failed-bodies DIR`): one file a failed sample whose body was kept,
+//! named after the sample's JTL row, holding the body's first bytes with secrets masked.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Sink, SinkError};
+use crate::sample::Sample;
+
+/// Most characters of a label in a file name.
+const LABEL_CHARS: usize = 80;
+
+/// Names tried for one body before giving up (`NAME.body`, `NAME-2.body`, ...).
+const ATTEMPTS: u32 = 1000;
+
+/// Writes each failed sample's kept body to a file of its own in a directory.
+///
+/// The file is `<timeStamp>-<threadName>-<label>.body`, the three fields of the sample's JTL row, with each
+/// character other than an ASCII letter, digit, `.`, `_` or `-` written as `_` (the label cut to 80); when
+/// that name is taken, `-2`, `-3`, ... is added before `.body`. Files already in the directory are never
+/// overwritten.
+pub struct BodyFiles {
+    dir: PathBuf,
+    name: String,
+}
+
+impl BodyFiles {
+    /// Makes the directory (and its parents) and checks that files can be created in it.
+    pub fn create(dir: &Path) -> Result<Self, SinkError> {
+        let name = dir.display().to_string();
+        let error = |source| SinkError::Io { path: name.clone(), source };
+        fs::create_dir_all(dir).map_err(error)?;
+        let probe = dir.join(format!(".planrun-probe-{}", std::process::id()));
+        OpenOptions::new().write(true).create_new(true).open(&probe).map_err(error)?;
+        fs::remove_file(&probe).map_err(error)?;
+        Ok(BodyFiles { dir: dir.to_path_buf(), name })
+    }
+
+    fn write_one(&self, s: &Sample, body: &[u8]) -> io::Result<()> {
+        let t = &s.thread;
+        let label: String = s.label.chars().take(LABEL_CHARS).collect();
+        let stem = safe(&format!("{}-{} {}-{}-{label}", s.start_ms, t.group, t.group_no, t.vu));
+        for n in 1..=ATTEMPTS {
+            let file = if n == 1 { format!("{stem}.body") } else { format!("{stem}-{n}.body") };
+            match OpenOptions::new().write(true).create_new(true).open(self.dir.join(file)) {
+                Ok(mut f) => return f.write_all(body).and_then(|()| f.flush()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::other(format!("every name for `{stem}.body` is taken")))
+    }
+}
+
+/// `text` with each character other than an ASCII letter, digit, `.`, `_` or `-` as `_`.
+fn safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect()
+}
+
+impl Sink for BodyFiles {
+    fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
+        for s in batch {
+            if let Some(body) = s.detail.as_ref().and_then(|d| d.body.as_ref()) {
+                self.write_one(s, &body.bytes).map_err(|source| SinkError::Io { path: self.name.clone(), source })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), SinkError> {
+        // Each file was flushed when written; the directory itself is synced where it can be.
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}

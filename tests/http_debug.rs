@@ -1,0 +1,149 @@
+//! `--http-debug[=full]` and `--http-debug-first N`: the exchanges of failed samples (or of the first N
+//! requests) on stderr, in k6's layout, secrets masked; never on stdout.
+
+mod common;
+
+use common::{describe, planrun, read_jtl, stderr, stdout, Jtl, Server, TempDir};
+
+const SECRET: &str = "Sup3rS3cretKey";
+
+fn plan(base: &str, threads: u32, loops: u32, steps: &str) -> String {
+    format!(
+        "name: debug\nproperties:\n  key: {{ value: {SECRET}, secret: true }}\ndefaults:\n  base_url: \"{base}\"\n  \
+         cookies: false\nthread_groups:\n  - name: g\n    threads: {threads}\n    loops: {loops}\n    steps:\n{steps}"
+    )
+}
+
+const STEPS: &str = r#"      - name: ok
+        request: { url: /ok }
+      - name: fail
+        request:
+          url: /status/503
+          query: { key: "{{ props.key }}" }
+          headers: { X-Key: "{{ props.key }}", Authorization: "Basic dXNlcjpwYXNz" }
+"#;
+
+/// Runs the plan in `dir`, writing the JTL to out.jtl; expects exit 0.
+fn run(dir: &TempDir, text: &str, extra: &[&str]) -> (std::process::Output, Jtl) {
+    let plan = dir.write("plan.yaml", text);
+    let mut args = vec!["run", plan.to_str().unwrap(), "-o", "out.jtl"];
+    args.extend(extra);
+    let out = planrun(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    (out, read_jtl(&dir.join("out.jtl")))
+}
+
+/// The exchanges printed on stderr, one text each.
+fn exchanges(err: &str) -> Vec<String> {
+    err.split("--- http-debug: ").skip(1).map(|b| b.split("\nplanrun: ").next().unwrap_or(b).to_string()).collect()
+}
+
+#[test]
+fn failed_samples_are_printed_with_their_heads_and_secrets_masked() {
+    let server = Server::start();
+    let dir = TempDir::new("http_debug_heads");
+    let (out, jtl) = run(&dir, &plan(&server.url(), 2, 3, STEPS), &["--http-debug"]);
+    assert_eq!(server.count(), 12);
+    assert_eq!(jtl.rows.len(), 12);
+    let failed = jtl.rows.iter().filter(|r| r["success"] == "false").count();
+    assert_eq!(failed, 6);
+
+    let err = stderr(&out);
+    let shown = exchanges(&err);
+    assert_eq!(shown.len(), failed, "one exchange per failed sample:\n{err}");
+    for text in &shown {
+        assert!(text.starts_with("`fail` (g 1-"), "{text}");
+        assert!(text.contains(" failed: 503 Service Unavailable\n"), "{text}");
+        assert!(text.contains("\nRequest:\nGET /status/503?key=*** HTTP/1.1\nHost: 127.0.0.1:"), "{text}");
+        assert!(text.contains("\nX-Key: ***\n") && text.contains("\nAuthorization: ***\n"), "{text}");
+        assert!(text.contains("\nResponse:\nHTTP/1.1 503 Service Unavailable\n"), "{text}");
+        assert!(text.contains("\nContent-Length: 10\n"), "the response's headers: {text}");
+        assert!(!text.contains("status 503"), "heads only, no body: {text}");
+    }
+    assert!(!err.contains(SECRET), "{err}");
+    let out_text = stdout(&out);
+    assert!(!out_text.contains("http-debug") && !out_text.contains("Request:"), "stdout: {out_text}");
+}
+
+#[test]
+fn full_adds_the_bodies_cut_at_2_kib_and_masked() {
+    let server = Server::start();
+    let dir = TempDir::new("http_debug_full");
+    let steps = r#"      - name: big
+        request: { url: /chunked/5000 }
+        assert: [ { status: 201 } ]
+      - name: echo
+        request:
+          method: POST
+          url: /echo-cookie
+          headers: { Cookie: "k={{ props.key }}" }
+          json: { key: "{{ props.key }}", n: 1 }
+        assert: [ { body_contains: nothing } ]
+"#;
+    let (out, jtl) = run(&dir, &plan(&server.url(), 1, 2, steps), &["--http-debug=full", "--quiet"]);
+    assert_eq!(server.count(), 4);
+    assert_eq!(jtl.rows.len(), 4);
+    let err = stderr(&out);
+    let shown = exchanges(&err);
+    assert_eq!(shown.len(), 4, "every sample failed:\n{err}");
+    let body: String = (0..2048).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    for text in shown.iter().filter(|t| t.starts_with("`big`")) {
+        assert!(text.contains("failed: Assertion failed (line "), "{text}");
+        assert!(text.contains("\nTransfer-Encoding: chunked\n"), "{text}");
+        assert!(text.contains(&format!("\n\n{body}\n... (2952 more bytes)\n")), "2 KiB of the body: {text}");
+    }
+    for text in shown.iter().filter(|t| t.starts_with("`echo`")) {
+        assert!(text.contains("\nCookie: k=***\n"), "{text}");
+        assert!(text.contains("\n\n{\"key\":\"***\",\"n\":1}\n"), "the request's body: {text}");
+        assert!(text.contains("\nResponse:\nHTTP/1.1 200 OK\n"), "{text}");
+        assert!(text.contains("\n\nk=***\n"), "the response's body: {text}");
+    }
+    assert_eq!(shown.iter().filter(|t| t.starts_with("`echo`")).count(), 2);
+    assert!(!err.contains(SECRET), "{err}");
+}
+
+#[test]
+fn first_n_shows_the_first_requests_whatever_their_outcome() {
+    let server = Server::start();
+    let dir = TempDir::new("http_debug_first");
+    let steps = "      - name: ok\n        request: { url: /ok }\n";
+    let (out, jtl) = run(&dir, &plan(&server.url(), 2, 5, steps), &["--http-debug-first", "3", "--quiet"]);
+    assert_eq!(server.count(), 10);
+    assert_eq!(jtl.rows.len(), 10);
+    let shown = exchanges(&stderr(&out));
+    assert_eq!(shown.len(), 3, "{}", stderr(&out));
+    for text in &shown {
+        assert!(text.starts_with("`ok` (g 1-") && text.contains(") 200 OK\nRequest:\nGET /ok HTTP/1.1\n"), "{text}");
+    }
+}
+
+#[test]
+fn a_transport_error_shows_the_request_and_why_no_response_came() {
+    let dir = TempDir::new("http_debug_refused");
+    let refused = common::refused_url();
+    let steps = "      - name: refused\n        request: { url: /x, timeout: 2s }\n";
+    let (out, jtl) = run(&dir, &plan(&refused, 1, 2, steps), &["--http-debug", "--quiet"]);
+    assert_eq!(jtl.rows.len(), 2);
+    let shown = exchanges(&stderr(&out));
+    assert_eq!(shown.len(), 2);
+    for text in &shown {
+        assert!(text.contains("failed: ConnectionRefused: Connection refused\nRequest:\nGET /x HTTP/1.1\n"), "{text}");
+        assert!(text.contains("\nNo response: ConnectionRefused: Connection refused\n"), "{text}");
+    }
+}
+
+#[test]
+fn the_jtl_on_stdout_holds_no_exchange() {
+    let server = Server::start();
+    let dir = TempDir::new("http_debug_stdout");
+    let plan = dir.write("plan.yaml", plan(&server.url(), 1, 2, STEPS));
+    let args = ["run", plan.to_str().unwrap(), "-o", "/dev/stdout", "--http-debug=full", "--quiet"];
+    let out = planrun(dir.path(), args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(server.count(), 4);
+    let text = stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(",g 1-1,")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(!text.contains("http-debug") && !text.contains("Request:") && !text.contains("status 503"), "{text}");
+    assert_eq!(exchanges(&stderr(&out)).len(), 2);
+}
