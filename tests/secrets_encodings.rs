@@ -234,10 +234,10 @@ fn every_encoding_is_masked_in_every_result_file_and_report() {
     );
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", describe(&out));
     let rows = read_jtl(&jtl);
-    // Every step once per user; `raw-in-url` (a space cannot be in a request line) and `bad-scheme` never
-    // reach the server.
+    // Every step once per user; `bad-scheme` never reaches the server. (`raw-in-url` does: the bytes no URL
+    // may hold are percent-encoded, and the masks find the secret in the text percent-decoded.)
     assert_eq!(rows.rows.len(), 2 * 14, "{}", rows.text);
-    assert_eq!(echo.count(), 2 * 12, "the server read every request but the unsendable ones");
+    assert_eq!(echo.count(), 2 * 13, "the server read every request but the unsendable one");
 
     for row in rows.labelled("query-form") {
         assert!(row["URL"].ends_with("/ok?pw=***&b=***"), "{row:?}");
@@ -249,7 +249,7 @@ fn every_encoding_is_masked_in_every_result_file_and_report() {
         assert!(row["URL"].ends_with("/ok?b=***&c=***"), "{row:?}");
     }
     for row in rows.labelled("raw-in-url") {
-        assert!(row["responseMessage"].contains("/ok?r=***"), "{row:?}");
+        assert!(row["URL"].ends_with("/ok?r=***"), "{row:?}");
     }
     for row in rows.labelled("bad-scheme") {
         assert!(
