@@ -456,39 +456,15 @@ fn write_big(files: &[PathBuf], rows: u64) {
 
 /// Runs `planrun` to the end, polling its peak resident memory (VmHWM); returns it (KiB) with the output.
 fn run_measured(dir: &Path, args: &[&OsStr]) -> (Output, u64) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_planrun"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start planrun");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut out, &mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut err, &mut v);
-        v
-    });
-    let started = Instant::now();
     let mut peak_kb = 0;
-    let status = loop {
-        if let Some(kb) = vm_hwm_kb(child.id()) {
+    // A guard against a hang only: a debug build takes a while on a busy 2-core machine.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    let out = common::run_guarded(cmd.args(args).current_dir(dir), Duration::from_secs(1200), "planrun merge", |pid| {
+        if let Some(kb) = vm_hwm_kb(pid) {
             peak_kb = peak_kb.max(kb);
         }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        // A guard against a hang only: a debug build takes a few minutes on a busy 2-core machine.
-        assert!(started.elapsed() < Duration::from_secs(1200), "planrun merge did not finish");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    (Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }, peak_kb)
+    });
+    (out, peak_kb)
 }
 
 /// VmHWM (peak resident set) of a running process, in KiB.

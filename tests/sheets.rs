@@ -5,10 +5,10 @@
 mod common;
 
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use chrono::TimeZone;
 use common::{describe, num, planrun, read_jtl, stderr, Jtl, Server, TempDir};
@@ -42,37 +42,8 @@ fn plan(dir: &TempDir, server: &Server) -> PathBuf {
 
 /// Runs the binary in `dir` with `TZ` set; fails the test if it hangs.
 fn planrun_tz<S: AsRef<OsStr>>(dir: &Path, tz: &str, args: &[S]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_planrun"))
-        .args(args)
-        .env("TZ", tz)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start planrun");
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = pipe.read_to_end(&mut v);
-            v
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().unwrap()));
-    let err = drain(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for planrun") {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("planrun did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    common::run_guarded(cmd.args(args).env("TZ", tz).current_dir(dir), Duration::from_secs(60), "planrun", |_| {})
 }
 
 fn read_json(path: &Path) -> Value {

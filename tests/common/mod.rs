@@ -550,35 +550,38 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_planrun"))
-        .args(args)
-        .current_dir(dir)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    run_guarded(cmd.args(args).current_dir(dir), CHILD_GUARD, "planrun", |_| {})
+}
+
+/// Runs `cmd` to the end with stdin empty, stdout and stderr captured, calling `poll` with its PID every few
+/// ms while it runs; fails the test if `what` runs longer than `guard` (a guard against hangs only).
+pub fn run_guarded(cmd: &mut Command, guard: Duration, what: &str, mut poll: impl FnMut(u32)) -> Output {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start planrun");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
+        .unwrap_or_else(|e| panic!("start {what}: {e}"));
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = pipe.read_to_end(&mut v);
+            v
+        })
+    };
+    let out_reader = drain(Box::new(child.stdout.take().unwrap()));
+    let err_reader = drain(Box::new(child.stderr.take().unwrap()));
     let started = Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for planrun") {
+        poll(child.id());
+        if let Some(s) = child.try_wait().unwrap_or_else(|e| panic!("wait for {what}: {e}")) {
             break s;
         }
-        if started.elapsed() > CHILD_GUARD {
+        if started.elapsed() > guard {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("planrun did not finish within {CHILD_GUARD:?}");
+            panic!("{what} did not finish within {guard:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
     };

@@ -3,10 +3,9 @@
 //! tests/fixtures/jmeter/JMeterLauncher.java (why a launcher: see that file).
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 /// The longest a JMeter run may take before it is killed and the test fails: a guard against hangs only.
 const GUARD: Duration = Duration::from_secs(120);
@@ -153,31 +152,7 @@ impl JMeter {
 }
 
 fn guarded(cmd: &mut Command) -> Output {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run java");
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for java") {
-            break s;
-        }
-        if started.elapsed() > GUARD {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("JMeter did not finish within {GUARD:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }
+    crate::common::run_guarded(cmd, GUARD, "JMeter", |_| {})
 }
 
 fn stdout(out: &Output) -> String {
