@@ -11,7 +11,7 @@ use super::options::RunOptions;
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
-use crate::segment::Turns;
+use crate::segment::{Segment, Turns};
 use crate::sink::stats::Stats;
 use crate::sink::{drain, OutputReport, SinkSet};
 
@@ -76,7 +76,11 @@ pub async fn execute_with(
     options: RunOptions,
 ) -> Result<RunResult, StartError> {
     let cores = options.cores.clamp(1, MAX_CORES);
-    let runtimes = if cores > 1 { user_runtimes(cores)? } else { Vec::new() };
+    // The segment of each core, decided before any runtime starts; a segment too fine to split again runs
+    // on one core.
+    let parts: Vec<Segment> =
+        (0..cores).map(|c| options.segment.split(c, cores)).collect::<Result<_, _>>().unwrap_or_default();
+    let runtimes = if parts.len() > 1 { user_runtimes(parts)? } else { Vec::new() };
     let turns = Turns::new(options.segment, super::share(&graph, options.segment).of);
     let data = Arc::new(DataSources::open_segment(&graph.data, turns)?);
     graph.templates.deal_counters(turns);
@@ -129,27 +133,23 @@ pub async fn execute_with(
     Ok(RunResult { stats: drained.stats, outputs: drained.outputs, interrupted, wall, dropped, data_stop, waited })
 }
 
-/// One single-threaded runtime per core, made before anything is sent.
-fn user_runtimes(cores: u64) -> Result<Vec<Runtime>, StartError> {
-    (0..cores)
-        .map(|_| tokio::runtime::Builder::new_current_thread().enable_all().build())
-        .collect::<Result<_, _>>()
+/// One single-threaded runtime per core, with its segment, made before anything is sent.
+fn user_runtimes(parts: Vec<Segment>) -> Result<Vec<(Segment, Runtime)>, StartError> {
+    let cores = parts.len() as u64;
+    parts
+        .into_iter()
+        .map(|part| Ok((part, tokio::runtime::Builder::new_current_thread().enable_all().build()?)))
+        .collect::<Result<_, std::io::Error>>()
         .map_err(|source| StartError::Runtime { cores, source })
 }
 
-/// Runs the users on `runtimes`, each on its own thread with its part of the context's segment; the phases
-/// (setup, main, teardown) start together on every runtime.
-async fn spread(cx: RunContext, runtimes: Vec<Runtime>) {
-    let parts = runtimes.len() as u64;
+/// Runs the users on `runtimes`, each on its own thread with its segment; the phases (setup, main,
+/// teardown) start together on every runtime.
+async fn spread(cx: RunContext, runtimes: Vec<(Segment, Runtime)>) {
     let phases = Arc::new(Barrier::new(runtimes.len()));
     let mut threads = tokio::task::JoinSet::new();
-    for (part, runtime) in (0..parts).zip(runtimes) {
-        let mut cx = cx.clone();
-        // Cannot fail: MAX_CORES times a segment count stays far below what a u64 holds.
-        let Ok(segment) = cx.segment.split(part, parts) else {
-            continue;
-        };
-        cx.segment = segment;
+    for (segment, runtime) in runtimes {
+        let cx = RunContext { segment, ..cx.clone() };
         let phases = phases.clone();
         threads.spawn_blocking(move || runtime.block_on(schedule(cx, Some(phases))));
     }
