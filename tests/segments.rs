@@ -135,6 +135,22 @@ fn four_segments_send_byte_for_byte_what_one_run_sends() {
     let (whole_rows, whole_n) = taken(&whole);
     assert_eq!(whole_n, (1..=39).collect::<Vec<u64>>());
     assert_eq!(taken(&split), (whole_rows, whole_n), "no row or counter value twice across segments");
+
+    // Merged, the segments' results count as one run's, and the plan's verdict is judged on them.
+    let segments: Vec<String> = (0..4).map(|i| format!("s{i}.jtl")).collect();
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(segments.iter().map(String::as_str));
+    args.extend(["-o", "all.jtl", "--summary-json", "all.json", "--plan", split_plan.to_str().unwrap()]);
+    let out = planrun(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("all.json")).unwrap()).unwrap();
+    assert_eq!(summary["total"]["samples"].as_u64(), Some(39));
+    let mut merged = read_jtl(&dir.join("all.jtl")).rows;
+    let mut one = read_jtl(&dir.join("whole.jtl")).rows;
+    let key = |r: &std::collections::HashMap<String, String>| (r["label"].clone(), r["threadName"].clone());
+    merged.sort_by_key(key);
+    one.sort_by_key(key);
+    assert_eq!(merged.iter().map(key).collect::<Vec<_>>(), one.iter().map(key).collect::<Vec<_>>());
 }
 
 #[test]
