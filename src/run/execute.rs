@@ -118,7 +118,7 @@ pub async fn execute_with(
     if runtimes.is_empty() {
         schedule(cx, None).await;
     } else {
-        spread(cx, runtimes).await;
+        spread(cx, runtimes).await?;
     }
     forward.abort();
     let drained = match drain.await {
@@ -143,24 +143,39 @@ fn user_runtimes(parts: Vec<Segment>) -> Result<Vec<(Segment, Runtime)>, StartEr
         .map_err(|source| StartError::Runtime { cores, source })
 }
 
-/// Runs the users on `runtimes`, each on its own thread with its segment; the phases (setup, main,
-/// teardown) start together on every runtime.
-async fn spread(cx: RunContext, runtimes: Vec<(Segment, Runtime)>) {
+/// Runs the users on `runtimes`, each on a thread of its own with its segment; the phases (setup, main,
+/// teardown) start together on every runtime. Plain threads, not tokio's blocking pool: the pool's cap
+/// (512) would leave runtimes past it queued while the others wait for them at the phase barrier. Every
+/// thread is started before any user: a thread that cannot start stops the run before anything is sent.
+async fn spread(cx: RunContext, runtimes: Vec<(Segment, Runtime)>) -> Result<(), StartError> {
+    let cores = runtimes.len() as u64;
     let phases = Arc::new(Barrier::new(runtimes.len()));
-    let mut threads = tokio::task::JoinSet::new();
-    for (segment, runtime) in runtimes {
-        let cx = RunContext { segment, ..cx.clone() };
+    let mut threads = Vec::with_capacity(runtimes.len());
+    for (i, (segment, runtime)) in runtimes.into_iter().enumerate() {
+        let (go, work) = std::sync::mpsc::channel::<RunContext>();
+        let (done_tx, done) = tokio::sync::oneshot::channel::<()>();
         let phases = phases.clone();
-        threads.spawn_blocking(move || runtime.block_on(schedule(cx, Some(phases))));
+        let thread = std::thread::Builder::new().name(format!("planrun-users-{i}")).spawn(move || {
+            if let Ok(cx) = work.recv() {
+                runtime.block_on(schedule(cx, Some(phases)));
+            }
+            let _ = done_tx.send(());
+        });
+        let thread = thread.map_err(|source| StartError::Runtime { cores, source })?;
+        threads.push((thread, go, segment, done));
+    }
+    for (_, go, segment, _) in &threads {
+        let _ = go.send(RunContext { segment: *segment, ..cx.clone() });
     }
     drop(cx);
-    while let Some(done) = threads.join_next().await {
-        if let Err(e) = done {
-            if e.is_panic() {
-                std::panic::resume_unwind(e.into_panic());
-            }
+    for (thread, _, _, done) in threads {
+        // Err: the thread ended without saying so, which only a panic does; join hands the panic over.
+        let _ = done.await;
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
         }
     }
+    Ok(())
 }
 
 /// Waits until `at` (wall clock), or until the run is stopped.
