@@ -30,7 +30,7 @@ nav a{margin-right:14px;color:#2563eb;text-decoration:none}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th{background:var(--head);font-weight:600}
-.l{text-align:left;white-space:normal;max-width:460px;overflow-wrap:anywhere}
+.l{text-align:left;white-space:normal;min-width:10em;max-width:460px;overflow-wrap:anywhere}
 tr.total td{font-weight:600;border-top:2px solid #9ca3af}
 tr.sum td{font-weight:600}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:12px}
@@ -57,7 +57,7 @@ pub fn report_html(d: &ReportData) -> String {
     body.push_str(
         "<nav><a href=\"#summary\">Summary</a><a href=\"#distribution\">Distribution</a>\
          <a href=\"#percentiles\">Percentiles over time</a><a href=\"#throughput\">Throughput and errors</a>\
-         <a href=\"#labels-over-time\">Per label over time</a><a href=\"#threads\">Active threads</a>\
+         <a href=\"#threads\">Active threads</a><a href=\"#labels-over-time\">Per label over time</a>\
          <a href=\"#codes\">Response codes</a>\
          <a href=\"#failures\">Failures</a></nav>",
     );
