@@ -140,14 +140,17 @@ impl LabelTimelines {
 
     /// Adds one sample of `label`.
     pub fn record(&mut self, label: &str, start_ms: u64, elapsed_us: u64, success: bool) {
-        let timeline = match self.index.get(label) {
-            Some(i) => &mut self.labels[*i].1,
+        let own = match self.index.get(label) {
+            Some(i) => Some(*i),
             None if self.labels.len() < MAX_LABEL_TIMELINES => {
                 self.index.insert(label.to_string(), self.labels.len());
                 self.labels.push((label.to_string(), Timeline::with_limits(LABEL_POINTS, self.resolution_us)));
-                let last = self.labels.len() - 1;
-                &mut self.labels[last].1
+                Some(self.labels.len() - 1)
             }
+            None => None,
+        };
+        let timeline = match own.and_then(|i| self.labels.get_mut(i)) {
+            Some((_, t)) => t,
             None => self.others.get_or_insert_with(|| Timeline::with_limits(LABEL_POINTS, self.resolution_us)),
         };
         timeline.record(start_ms, elapsed_us, success, None);
