@@ -152,11 +152,13 @@ impl Cluster {
 
     /// Runs a Slurm client program to its end; its output.
     pub fn client(&self, program: &str, args: &[&str]) -> Output {
-        self.command(which(program).expect("checked by cannot_run"))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| panic!("run {program}: {e}"))
+        self.try_client(program, args).unwrap_or_else(|e| panic!("run {program}: {e}"))
+    }
+
+    /// [`Cluster::client`] that does not panic (for drop).
+    fn try_client(&self, program: &str, args: &[&str]) -> std::io::Result<Output> {
+        let path = which(program).ok_or_else(|| std::io::Error::other("not installed"))?;
+        self.command(path).args(args).stdin(Stdio::null()).output()
     }
 
     /// Waits until `ready` holds, or fails the test with the daemons' logs after `limit` (a guard against a
@@ -253,15 +255,15 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         // Jobs first (this cluster's jobs are all this test's), so that no slurmstepd or planrun outlives
         // the daemons; then the daemons, last started first, each by PID: SIGTERM, then SIGKILL if it lingers.
-        if self.daemons.len() == 3 {
-            let _ = self.command(which("scancel").unwrap_or_default()).arg("--user=root").output();
-            let squeue = which("squeue").unwrap_or_default();
+        // Without a live controller a client takes seconds to give up, and there is nothing to cancel.
+        let controller_up =
+            self.daemons.iter_mut().any(|(name, child)| *name == "slurmctld" && matches!(child.try_wait(), Ok(None)));
+        if controller_up {
+            let _ = self.try_client("scancel", &["--user=root"]);
             let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                let out = self.command(&squeue).arg("-h").output();
-                if out.map_or(true, |o| o.stdout.iter().all(u8::is_ascii_whitespace)) {
-                    break;
-                }
+            while Instant::now() < deadline
+                && self.try_client("squeue", &["-h"]).is_ok_and(|o| !o.stdout.iter().all(u8::is_ascii_whitespace))
+            {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
