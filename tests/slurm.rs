@@ -2,8 +2,8 @@
 //! and the merge job after it (submit.sh), against a server that records every request; what they send and
 //! count is what one `planrun run` of the plan sends and counts.
 //!
-//! It needs root and Debian's slurm-wlm and munge; without them it says why and passes, unless
-//! PLANRUN_REQUIRE_SLURM=1 (set by .ci/run).
+//! That test needs root and Debian's slurm-wlm and munge; without them it says why and passes, unless
+//! PLANRUN_REQUIRE_SLURM=1 (set by .ci/run). The scripts' refusals are checked without Slurm.
 
 mod common;
 mod slurm_cluster;
@@ -153,7 +153,9 @@ fn four_segments_and_their_merge_on_slurm_send_and_count_what_one_run_does() {
         .command(&submit)
         .args([plan_arg, &SEGMENTS.to_string(), results.to_str().unwrap(), "-D", &base_url])
         .env("PLANRUN", env!("CARGO_BIN_EXE_planrun"))
-        .env("LEAD_SECONDS", "2")
+        // Slurm starts the tasks 2 to 3 s after they are submitted here: with 6 s they usually wait for the
+        // instant (and the timestamps below check that they did); a task that starts late still passes.
+        .env("LEAD_SECONDS", "6")
         .current_dir(dir.path())
         .output()
         .expect("run submit.sh");
@@ -229,4 +231,54 @@ fn four_segments_and_their_merge_on_slurm_send_and_count_what_one_run_does() {
     let merged_counts = counts(&results_file("all.summary.json"));
     assert_eq!(merged_counts, sum);
     assert_eq!(merged_counts, counts(&dir.join("single.json")));
+}
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm").join(name)
+}
+
+/// What the scripts refuse before anything is submitted or sent, so that no share of the load goes missing
+/// unnoticed: no Slurm needed (the job scripts run as Slurm would start them, with its variables set).
+#[test]
+fn the_scripts_refuse_arguments_that_would_lose_a_share_of_the_load() {
+    let dir = TempDir::new("slurm_refusals");
+    let plan = dir.write("plan.yaml", PLAN);
+    let plan_arg = plan.to_str().unwrap();
+    let run = |cmd: &mut std::process::Command| {
+        cmd.current_dir(dir.path()).env("PLANRUN", env!("CARGO_BIN_EXE_planrun")).output().expect("run a script")
+    };
+    let submit = |args: &[&str]| run(std::process::Command::new(script("submit.sh")).args(args));
+    for (args, says) in [
+        (&[plan_arg, "0", "results"][..], "N must be a whole number from 1, not '0'"),
+        (&[plan_arg, "x", "results"], "N must be a whole number from 1, not 'x'"),
+        (&["missing.yaml", "4", "results"], "no plan file 'missing.yaml'"),
+        (&[plan_arg, "4"], "usage:"),
+    ] {
+        let out = submit(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}\n{}", describe(&out));
+        assert!(common::stderr(&out).contains(says), "{args:?}\n{}", describe(&out));
+    }
+
+    // An array that is not 0..N-1: task 4 of --array=1-4 would be refused by planrun, and segment 0 never run.
+    let task = run(std::process::Command::new(script("planrun-segments.sbatch"))
+        .arg(plan_arg)
+        .env("RESULTS", dir.path())
+        .env("START_AT", "0")
+        .env("SLURM_ARRAY_TASK_ID", "4")
+        .env("SLURM_ARRAY_TASK_COUNT", "4")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_MAX", "4"));
+    assert_eq!(task.status.code(), Some(2), "{}", describe(&task));
+    assert!(common::stderr(&task).contains("the array must be 0-3 with no gaps"), "{}", describe(&task));
+    assert!(!dir.join("segment-4.jtl").exists());
+
+    // A segment that wrote nothing: the merge names its file and fails, rather than merge the others.
+    std::fs::write(dir.join("segment-0.jtl"), format!("{}\n", common::JTL_HEADER)).unwrap();
+    let merge = run(std::process::Command::new(script("planrun-merge.sbatch"))
+        .arg(plan_arg)
+        .env("RESULTS", dir.path())
+        .env("SEGMENTS", "2"));
+    assert_eq!(merge.status.code(), Some(2), "{}", describe(&merge));
+    assert!(common::stderr(&merge).contains("segment-1.jtl"), "{}", describe(&merge));
+    assert!(!dir.join("all.jtl").exists());
 }
