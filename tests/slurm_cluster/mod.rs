@@ -52,10 +52,9 @@ impl Cluster {
     /// Writes the key and the configuration into `dir` (which must be world-executable: munged wants its
     /// socket's directory so) and starts the daemons; returns once they are started, not once the node is up.
     pub fn start(dir: &Path) -> Cluster {
-        let host = String::from_utf8(Command::new("hostname").arg("-s").output().expect("hostname -s runs").stdout)
-            .expect("a UTF-8 host name")
-            .trim()
-            .to_string();
+        // slurmd finds its node by the short host name (`hostname -s`).
+        let host = fs::read_to_string("/proc/sys/kernel/hostname").expect("read the host name");
+        let host = host.trim().split('.').next().unwrap_or_default().to_string();
         let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let dir = dir.to_path_buf();
         for sub in ["munge", "state", "spool"] {
@@ -73,6 +72,10 @@ impl Cluster {
         fs::set_permissions(&key, fs::Permissions::from_mode(0o400)).expect("chmod the munge key");
         let socket = dir.join("munge/munge.socket");
 
+        // Needed on these machines: proctrack/linuxproc (the default, proctrack/cgroup, fails every job with
+        // "Plugin initialization failed"); CR_CPU with cons_tres (by default a job takes the node's memory, so
+        // the tasks run one at a time); OverSubscribe=FORCE (4 tasks at once on 2 CPUs, so that they all wait
+        // for the start instant). MailProg only silences an error about a missing mail program.
         let d = dir.display();
         let conf = dir.join("slurm.conf");
         let text = format!(
@@ -109,16 +112,15 @@ impl Cluster {
         fs::write(&conf, text).expect("write slurm.conf");
 
         let mut cluster = Cluster { dir: dir.clone(), conf, daemons: Vec::new() };
-        let munge = |f: &str| format!("--{f}={d}/munge/munged.{f}", f = f);
         cluster.spawn(
             "munged",
             &[
                 "-F".to_string(),
                 format!("--key-file={}", key.display()),
                 format!("--socket={}", socket.display()),
-                munge("pid-file"),
-                munge("log-file"),
-                munge("seed-file"),
+                format!("--pid-file={d}/munge/munged.pid"),
+                format!("--log-file={d}/munge/munged.log"),
+                format!("--seed-file={d}/munge/munged.seed"),
             ],
         );
         // slurmctld authenticates with munge from its first breath: wait for the socket.
