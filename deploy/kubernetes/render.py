@@ -170,7 +170,7 @@ def is_dns_label(text, limit):
     return len(text) <= limit and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", text) is not None
 
 
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:([Zz])|([+-])(\d\d):(\d\d))")
 
 
 def start_instant(given, lead):
@@ -186,12 +186,7 @@ def start_instant(given, lead):
     if re.fullmatch(r"\d{1,15}", given):
         at = datetime.datetime.fromtimestamp(int(given) / 1000, datetime.timezone.utc)
     elif RFC3339.fullmatch(given):
-        text = given[:-1] + "+00:00" if given[-1] in "Zz" else given
-        text = re.sub(r"(\.\d{6})\d+", r"\1", text.replace("t", "T"))
-        try:
-            at = datetime.datetime.fromisoformat(text)
-        except ValueError as e:
-            raise Refusal(f"--start-at {given!r}: {e}") from None
+        at = rfc3339(RFC3339.fullmatch(given), given)
     else:
         raise Refusal(f"--start-at {given!r}: expected RFC 3339 (2026-12-01T16:00:00Z) or Unix milliseconds")
     ahead = (at - now).total_seconds()
@@ -201,6 +196,19 @@ def start_instant(given, lead):
         print(f"render.py: warning: --start-at {given} is past; the segments will start as soon as they run",
               file=sys.stderr)
     return given
+
+
+def rfc3339(m, given):
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    micros = int((m.group(7) or "0")[:6].ljust(6, "0"))
+    offset = datetime.timedelta(0)
+    if m.group(9):
+        offset = datetime.timedelta(hours=int(m.group(10)), minutes=int(m.group(11)))
+        offset = -offset if m.group(9) == "-" else offset
+    try:
+        return datetime.datetime(year, month, day, hour, minute, second, micros, datetime.timezone(offset))
+    except ValueError as e:
+        raise Refusal(f"--start-at {given!r}: {e}") from None
 
 
 def read_bytes(path):
