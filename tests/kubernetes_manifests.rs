@@ -19,12 +19,15 @@ use serde_json::Value;
 /// The Kubernetes version the manifests are checked against.
 const KUBE_VERSION: &str = "1.30";
 
+/// A start instant in the past: render.py only warns (a future one would be refused when over 24 h ahead).
+const PAST: &str = "2025-06-01T12:00:00Z";
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `python3 deploy/kubernetes/render.py ARGS --planrun <this build>`, run from the repository's root.
-fn render<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+fn render(args: &[&str]) -> Output {
     let mut cmd = Command::new("python3");
     cmd.arg(repo().join("deploy/kubernetes/render.py")).args(args);
     cmd.arg("--planrun").arg(env!("CARGO_BIN_EXE_planrun")).current_dir(repo());
@@ -32,7 +35,7 @@ fn render<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
 }
 
 /// render.py's manifests, expecting exit 0.
-fn render_ok<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+fn render_ok(args: &[&str]) -> String {
     let out = render(args);
     assert_eq!(out.status.code(), Some(0), "render.py failed:\n{}", describe(&out));
     stdout(&out)
@@ -136,6 +139,38 @@ fn mounted_files(docs: &[Value], job: &Value) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// The fixture's plan: an indented first line and blank lines at its end, a data file named through a
+/// property, one in a flow mapping, a query parameter called `file` that names no file.
+const FIXTURE_PLAN: &str = r#"  # an indented first line
+name: k8s-fixture
+seed: 7
+stub: stubs/echo.yaml
+properties:
+  users: data/sub/users.csv
+  base_url: "{{ stub.url }}"
+defaults:
+  base_url: "{{ props.base_url }}"
+data:
+  users:
+    file: "{{ props.users }}"   # through a property
+  phones: { file: 'data/crlf.csv' }
+thread_groups:
+  - name: uploaders
+    threads: 2
+    loops: 1
+    steps:
+      - name: upload
+        request:
+          method: POST
+          url: /upload
+          query: { file: not-a-file }
+          multipart:
+            who: "{{ users.name }} {{ phones.phone }}"
+            photo: { file: data/photo.bin, content_type: image/png }
+
+
+"#;
+
 /// A plan in a temp dir that reads files under nested paths, through a property, with contents a YAML
 /// writer can get wrong: an indented first line and blank lines at the end (the plan), CR LF line ends, bytes
 /// that are not UTF-8, no final newline (the stub).
@@ -147,14 +182,7 @@ fn fixture(dir: &TempDir) -> PathBuf {
     dir.write("data/crlf.csv", "phone\r\n+100\r\n+101\r\n");
     dir.write("data/photo.bin", [0x89, b'P', b'N', b'G', 0xff, 0x00, 0x80, b'\n']);
     dir.write("stubs/echo.yaml", "routes:\n  - path: /upload\n    status: 200\n    body: ok");
-    let plan = "  # an indented first line\nname: k8s-fixture\nseed: 7\nstub: stubs/echo.yaml\nproperties:\n  \
-                users: data/sub/users.csv\n  base_url: \"{{ stub.url }}\"\ndefaults:\n  base_url: \"{{ props.base_url }}\"\n\
-                data:\n  users:\n    file: \"{{ props.users }}\"   # through a property\n  phones: { file: 'data/crlf.csv' }\n\
-                thread_groups:\n  - name: uploaders\n    threads: 2\n    loops: 1\n    steps:\n      - name: upload\n        \
-                request:\n          method: POST\n          url: /upload\n          query: { file: not-a-file }\n          \
-                multipart:\n            who: \"{{ users.name }} {{ phones.phone }}\"\n            \
-                photo: { file: data/photo.bin, content_type: image/png }\n\n\n";
-    dir.write("k8s-fixture.yaml", plan)
+    dir.write("k8s-fixture.yaml", FIXTURE_PLAN)
 }
 
 #[test]
@@ -191,16 +219,9 @@ fn rendered_manifests_pass_the_kubernetes_schemas() {
     let data_driven = repo().join("plans/data-driven.yaml");
     let mut rendered = Vec::new();
     for (plan, n) in [(&fixture, "1"), (&fixture, "4"), (&data_driven, "1"), (&data_driven, "4")] {
-        let args = [
-            plan.as_os_str(),
-            "--segments".as_ref(),
-            n.as_ref(),
-            "--start-at".as_ref(),
-            "2025-06-01T12:00:00Z".as_ref(),
-        ];
-        let mut args: Vec<&std::ffi::OsStr> = args.to_vec();
-        args.extend(["--namespace", "load", "-D", "base_url=http://target.load.svc:8080"].map(std::ffi::OsStr::new));
-        let text = render_ok(&args);
+        let plan = plan.to_str().unwrap();
+        let props = "base_url=http://target.load.svc:8080";
+        let text = render_ok(&[plan, "--segments", n, "--start-at", PAST, "--namespace", "load", "-D", props]);
         assert_eq!(documents(&text).len(), 4, "ConfigMap, PVC, Job, merge Job:\n{text}");
         rendered.push(dir.write(&format!("rendered-{}-{n}.yaml", rendered.len()), text));
     }
@@ -215,7 +236,7 @@ fn the_schema_check_refuses_an_unknown_field() {
     if !kubeval_available() {
         return;
     }
-    let text = render_ok(&["plans/data-driven.yaml", "-n", "2", "--start-at", "2025-06-01T12:00:00Z"]);
+    let text = render_ok(&["plans/data-driven.yaml", "-n", "2", "--start-at", PAST]);
     let bad = text.replacen("  completionMode: Indexed\n", "  completionMode: Indexed\n  completion: 2\n", 1);
     assert_ne!(bad, text);
     let dir = TempDir::new("k8s-unknown-field");
@@ -231,15 +252,9 @@ fn the_schema_check_refuses_an_unknown_field() {
 fn the_indexed_job_runs_segment_index_of_n_from_one_start_instant() {
     let dir = TempDir::new("k8s-segments");
     let plan = fixture(&dir);
-    let start = "2025-06-01T12:00:00Z";
+    let start = PAST;
     for n in [1usize, 4] {
-        let text = render_ok(&[
-            plan.as_os_str(),
-            "-n".as_ref(),
-            n.to_string().as_ref(),
-            "--start-at".as_ref(),
-            start.as_ref(),
-        ]);
+        let text = render_ok(&[plan.to_str().unwrap(), "-n", &n.to_string(), "--start-at", start]);
         let docs = documents(&text);
         let (job, merge) = (kind(&docs, "Job", "segments"), kind(&docs, "Job", "merge"));
         let spec = &job["spec"];
@@ -285,13 +300,7 @@ fn the_indexed_job_runs_segment_index_of_n_from_one_start_instant() {
 fn the_configmap_holds_the_plan_and_every_file_it_reads_byte_for_byte() {
     let dir = TempDir::new("k8s-configmap");
     let plan = fixture(&dir);
-    let text = render_ok(&[
-        plan.as_os_str(),
-        "-n".as_ref(),
-        "2".as_ref(),
-        "--start-at".as_ref(),
-        "2025-06-01T12:00:00Z".as_ref(),
-    ]);
+    let text = render_ok(&[plan.to_str().unwrap(), "-n", "2", "--start-at", PAST]);
     let docs = documents(&text);
     let job = kind(&docs, "Job", "segments");
     let files = mounted_files(&docs, job);
@@ -341,45 +350,26 @@ fn the_generator_refuses_bad_input() {
          steps:\n      - name: s\n        request: { url: \"http://127.0.0.1:1/{{ phones.phone }}\" }\n",
     );
     let broken = dir.write("plan/broken.yaml", "name: broken\nthread_groups: 3\n");
-    let missing = dir.join("plan/missing.yaml");
-    let ok = repo().join("plans/data-driven.yaml");
-    let cases: Vec<(Vec<&std::ffi::OsStr>, &str)> = vec![
-        (vec![ok.as_ref(), "-n".as_ref(), "0".as_ref()], "--segments must be from 1"),
-        (vec![ok.as_ref(), "-n".as_ref(), "-3".as_ref()], "--segments must be from 1"),
-        (vec![ok.as_ref(), "-n".as_ref(), "x".as_ref()], "invalid int value"),
-        (vec![missing.as_ref(), "-n".as_ref(), "2".as_ref()], "not found"),
-        (vec![dir.path().as_ref(), "-n".as_ref(), "2".as_ref()], "not a regular file"),
-        (vec![outside.as_ref(), "-n".as_ref(), "2".as_ref()], "outside the plan's directory"),
-        (vec![broken.as_ref(), "-n".as_ref(), "2".as_ref()], "does not validate"),
-        (
-            vec![ok.as_ref(), "-n".as_ref(), "2".as_ref(), "--start-at".as_ref(), "tomorrow".as_ref()],
-            "expected RFC 3339",
-        ),
-        (
-            vec![ok.as_ref(), "-n".as_ref(), "2".as_ref(), "--start-at".as_ref(), "2999-01-01T00:00:00Z".as_ref()],
-            "more than 24 h",
-        ),
-        (
-            vec![
-                ok.as_ref(),
-                "-n".as_ref(),
-                "2".as_ref(),
-                "--start-at".as_ref(),
-                "1".as_ref(),
-                "--lead-seconds".as_ref(),
-                "5".as_ref(),
-            ],
-            "not allowed with",
-        ),
-        (
-            vec![ok.as_ref(), "-n".as_ref(), "2".as_ref(), "--lead-seconds".as_ref(), "-1".as_ref()],
-            "--lead-seconds must be",
-        ),
-        (vec![ok.as_ref(), "-n".as_ref(), "2".as_ref(), "-D".as_ref(), "novalue".as_ref()], "expected -D name=value"),
-        (vec![ok.as_ref(), "-n".as_ref(), "2".as_ref(), "--name".as_ref(), "Bad_Name".as_ref()], "DNS-1123"),
+    let (outside, broken) = (outside.to_str().unwrap(), broken.to_str().unwrap());
+    let (missing, folder) = (dir.join("plan/missing.yaml"), dir.path().to_str().unwrap());
+    let ok = "plans/data-driven.yaml";
+    let cases: [(&[&str], &str); 13] = [
+        (&[ok, "-n", "0"], "--segments must be from 1"),
+        (&[ok, "-n", "-3"], "--segments must be from 1"),
+        (&[ok, "-n", "x"], "invalid int value"),
+        (&[missing.to_str().unwrap(), "-n", "2"], "not found"),
+        (&[folder, "-n", "2"], "not a regular file"),
+        (&[outside, "-n", "2"], "outside the plan's directory"),
+        (&[broken, "-n", "2"], "does not validate"),
+        (&[ok, "-n", "2", "--start-at", "tomorrow"], "expected RFC 3339"),
+        (&[ok, "-n", "2", "--start-at", "2999-01-01T00:00:00Z"], "more than 24 h"),
+        (&[ok, "-n", "2", "--start-at", "1", "--lead-seconds", "5"], "not allowed with"),
+        (&[ok, "-n", "2", "--lead-seconds", "-1"], "--lead-seconds must be"),
+        (&[ok, "-n", "2", "-D", "novalue"], "expected -D name=value"),
+        (&[ok, "-n", "2", "--name", "Bad_Name"], "DNS-1123"),
     ];
     for (args, said) in cases {
-        let out = render(&args);
+        let out = render(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}:\n{}", describe(&out));
         assert!(stderr(&out).contains(said), "{args:?} should say {said:?}:\n{}", describe(&out));
         assert!(out.stdout.is_empty(), "{args:?} printed manifests:\n{}", describe(&out));
