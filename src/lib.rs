@@ -4,7 +4,7 @@
 //! plan file ([`source`]) -> parsed tree with positions ([`plan::node`]) -> validated plan ([`plan`])
 //! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
 //! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
-//! result files of several runs (segments) made into one ([`merge`]).
+//! result files of several runs (segments, [`segment`]) made into one ([`merge`]).
 
 pub mod cli;
 pub mod compile;
@@ -19,6 +19,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod sample;
+pub mod segment;
 pub mod sink;
 pub mod source;
 pub mod stub;

@@ -73,7 +73,24 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "PATTERN", default_value = "ms")]
     pub timestamp_format: crate::sink::timestamp::TimestampFormat,
     #[command(flatten)]
+    pub placement: PlacementArgs,
+    #[command(flatten)]
     pub extras: ExtrasArgs,
+}
+
+/// Where and when the run's users run: a segment of the plan, on how many cores, from which instant.
+#[derive(Debug, Args)]
+pub(crate) struct PlacementArgs {
+    /// Run only segment I of N of the plan (I from 0): users, arrivals, shared data rows and counter values
+    /// are dealt round-robin; setup and teardown groups run in segment 0 (see docs/distributed.md).
+    #[arg(long, value_name = "I/N")]
+    pub segment: Option<crate::segment::Segment>,
+    /// Wait for this instant before sending anything: RFC 3339 (2026-12-01T16:00:00Z) or Unix milliseconds.
+    #[arg(long, value_name = "TIME", value_parser = super::start_at::parse)]
+    pub start_at: Option<std::time::SystemTime>,
+    /// Spread the users over N cores, one runtime each (default: every core, less one for the embedded stub).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::run::MAX_CORES))]
+    pub cores: Option<u64>,
 }
 
 /// What a run records beyond the columns: exchanges on stderr, sub-results, failed bodies.
@@ -108,6 +125,7 @@ impl ExtrasArgs {
             sub_results: self.sub_results,
             http_debug,
             failed_bodies: self.failed_bodies.is_some() || self.json_failed_bodies,
+            ..Default::default()
         }
     }
 }

@@ -8,12 +8,14 @@ mod guard;
 mod http_debug;
 mod load;
 mod merge;
+mod placement;
 mod print;
 mod progress;
 mod report;
 mod run;
 mod schema;
 mod signals;
+mod start_at;
 mod stub;
 mod validate;
 

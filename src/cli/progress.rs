@@ -37,8 +37,8 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    /// A progress line for a run of `graph`.
-    pub fn new(graph: &Graph) -> Self {
+    /// A progress line for a run of `graph` of which this process runs `users` per group, from `start`.
+    pub fn new(graph: &Graph, users: &[u64], start: Option<std::time::SystemTime>) -> Self {
         let tty = std::io::stderr().is_terminal();
         let bar = tty.then(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -48,12 +48,13 @@ impl Progress {
             bar
         });
         let now = Instant::now();
+        let wait = start.and_then(|at| at.duration_since(std::time::SystemTime::now()).ok()).unwrap_or_default();
         Self {
             bar,
             tick: if tty { TTY_TICK } else { LOG_TICK },
-            started: now,
-            last: now,
-            planned: planned(graph),
+            started: now + wait,
+            last: now + wait,
+            planned: planned(graph, users),
             window_count: 0,
             window_errors: 0,
             window: Histogram::new_with_bounds(1, 3_600_000_000, 2).expect("valid histogram bounds"),
@@ -82,7 +83,7 @@ impl Progress {
     }
 }
 
-fn planned(graph: &Graph) -> Planned {
+fn planned(graph: &Graph, users: &[u64]) -> Planned {
     if let Some(longest) =
         graph.groups.iter().map(|g| g.duration).collect::<Option<Vec<_>>>().and_then(|d| d.into_iter().max())
     {
@@ -90,10 +91,10 @@ fn planned(graph: &Graph) -> Planned {
     }
     let flat = |steps: &[StepNode]| steps.iter().all(|s| matches!(s, StepNode::Request(_) | StepNode::Think(_)));
     let mut total = 0u64;
-    for g in &graph.groups {
+    for (g, users) in graph.groups.iter().zip(users) {
         let (Some(loops), true) = (g.loops, flat(&g.steps)) else { return Planned::Unknown };
         let requests = g.steps.iter().filter(|s| matches!(s, StepNode::Request(_))).count() as u64;
-        total = total.saturating_add(u64::from(g.threads).saturating_mul(loops).saturating_mul(requests));
+        total = total.saturating_add(users.saturating_mul(loops).saturating_mul(requests));
     }
     Planned::Requests(total)
 }

@@ -8,6 +8,7 @@ use tokio::sync::watch;
 use super::args::{ExtrasArgs, RunArgs};
 use super::guard::{Aborted, Guard};
 use super::http_debug::DebugPrinter;
+use super::placement::Placement;
 use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
@@ -48,7 +49,8 @@ pub(super) async fn run(a: RunArgs) -> i32 {
             return exit::ABORTED;
         }
     };
-    let peak: u64 = graph.groups.iter().map(|g| u64::from(g.threads)).sum();
+    let placement = Placement::resolve(&a.placement, &graph, loaded.stub.is_some());
+    let peak = placement.share.users + placement.share.setup_users;
     // The in-process stub holds the other end of every connection.
     let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
     if let Err(e) = crate::limits::ensure_open_files(sockets) {
@@ -66,6 +68,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         }
         errln!("planrun: results -> {}", jtl_path.display());
     }
+    placement.announce(a.quiet, loaded.stub.is_some());
     let (stop_tx, stop_rx) = watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let (hurry_tx, hurry_rx) = watch::channel(false);
@@ -73,8 +76,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     let aborted = Aborted::default();
     let mut sinks = SinkSet::new(outputs);
     sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
-    let progress = (!a.quiet).then(|| Progress::new(&graph));
-    let options = a.extras.options();
+    let progress = (!a.quiet).then(|| Progress::new(&graph, &placement.share.groups, placement.start_at));
+    let mut options = a.extras.options();
+    placement.apply(&mut options);
     if options.http_debug.is_some() {
         sinks.observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
     }
@@ -92,7 +96,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         stub.shutdown().await;
     }
     print_summary(&graph, &result, &jtl_path);
-    let verdicts = evaluate(&graph.thresholds, &result.stats.summary());
+    // A segment that ran nothing has nothing to judge: its thresholds are judged on the merged results.
+    let thresholds = if placement.share.is_empty() { &[][..] } else { &graph.thresholds[..] };
+    let verdicts = evaluate(thresholds, &result.stats.summary());
     if !verdicts.is_empty() {
         outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
     }

@@ -6,19 +6,20 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::ramp::threads_at;
-use super::scheduler::stopped;
+use super::scheduler::{stopped, Deal};
 use super::vuser::{RunContext, VirtualUser};
 use crate::plan::model::Stage;
 
 /// How often a staged ramp adjusts its number of users.
 const RAMP_TICK: Duration = Duration::from_millis(100);
 
-/// `threads` users, started evenly over `ramp_up`, each looping until its loops or the deadline end.
-pub async fn fixed(cx: RunContext, group: usize, start: Instant, deadline: Option<Instant>) {
+/// `threads` users, started evenly over `ramp_up`, each looping until its loops or the deadline end; only
+/// the users of `deal` run here, each at its place in the whole group's ramp-up.
+pub async fn fixed(cx: RunContext, group: usize, deal: Deal, start: Instant, deadline: Option<Instant>) {
     let g = &cx.graph.groups[group];
     let (threads, ramp_up, loops) = (g.threads, g.ramp_up, g.loops);
     let mut users = JoinSet::new();
-    for vu in 1..=threads {
+    for vu in (1..=threads).filter(|vu| deal.owns_user(*vu)) {
         let offset = ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads));
         let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
         let mut stop = cx.stop.clone();
@@ -33,8 +34,16 @@ pub async fn fixed(cx: RunContext, group: usize, start: Instant, deadline: Optio
     while users.join_next().await.is_some() {}
 }
 
-/// Users started and retired so that their number follows the stages (linear between targets).
-pub async fn staged(cx: RunContext, group: usize, stages: Vec<Stage>, start: Instant, deadline: Option<Instant>) {
+/// Users started and retired so that their number follows the stages (linear between targets); here runs
+/// `deal`'s share of that number, its users numbered as they would be in the whole run.
+pub async fn staged(
+    cx: RunContext,
+    group: usize,
+    deal: Deal,
+    stages: Vec<Stage>,
+    start: Instant,
+    deadline: Option<Instant>,
+) {
     let loops = cx.graph.groups[group].loops;
     let total: Duration = stages.iter().map(|s| s.duration).sum();
     let mut users = JoinSet::new();
@@ -52,7 +61,7 @@ pub async fn staged(cx: RunContext, group: usize, stages: Vec<Stage>, start: Ins
                 *s = None;
             }
         }
-        let want = threads_at(&stages, t).round() as usize;
+        let want = deal.users(threads_at(&stages, t).round() as u64) as usize;
         let running = slots.iter().filter(|s| s.as_ref().is_some_and(|tx| !*tx.borrow())).count();
         for _ in running..want {
             let free = slots.iter().position(Option::is_none).unwrap_or_else(|| {
@@ -61,7 +70,8 @@ pub async fn staged(cx: RunContext, group: usize, stages: Vec<Stage>, start: Ins
             });
             let (tx, rx) = watch::channel(false);
             slots[free] = Some(tx);
-            let user = Box::new(VirtualUser::new(cx.clone(), group, free as u32 + 1, deadline).with_retire(rx));
+            let vu = deal.nth_user(free as u64);
+            let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline).with_retire(rx));
             users.spawn(user.run_closed(loops));
         }
         for s in slots.iter().rev().flatten().filter(|tx| !*tx.borrow()).take(running.saturating_sub(want)) {

@@ -6,7 +6,8 @@
 //! streaming csv readers (quoted fields, the set's delimiter, blank lines skipped) over that file:
 //! - **shared sequential** and **unique**: one reader for the run, behind a mutex, so each row goes to exactly
 //!   one user. At the end of the file a recycling set seeks back to its first row; the others end (unique
-//!   always ends: each row is handed out once).
+//!   always ends: each row is handed out once). A segment of a run (`--segment I/N`) takes its
+//!   [`Turns`] of the whole run's rows and reads past the others, so no row goes to two segments.
 //! - **per_thread sequential**: each user's own reader, created at its first [`DataSources::advance`]. Each
 //!   running user holds one reader (a [`USER_BUFFER`] buffer) per `per_thread` set, but no file descriptor:
 //!   the readers share the set's file, so 10,000 users do not need 10,000 more open files on top of their
@@ -30,6 +31,7 @@ use rand::Rng;
 
 use crate::files::{open_regular, RowLimit};
 use crate::plan::model::{DataMode, DataScope, DataSet, OnEof};
+use crate::segment::Turns;
 use crate::template::Scope;
 
 /// The buffer of a user's own reader (`per_thread` and `random` sets).
@@ -100,6 +102,8 @@ struct Source {
     /// Never `Recycle` for a unique set.
     on_eof: OnEof,
     order: Order,
+    /// Which of a shared reader's rows are this process's.
+    deal: Turns,
 }
 
 /// Who reads a set.
@@ -118,12 +122,19 @@ enum Order {
 struct Stream {
     reader: csv::Reader<RowLimit<At>>,
     ended: bool,
+    /// Rows read so far, the segment's and the others' (a shared reader deals by this count).
+    taken: u64,
 }
 
 impl DataSources {
     /// Opens every set's file; random sets are indexed (one streaming pass over the file).
     pub fn open(sets: &[DataSet]) -> Result<Self, DataError> {
-        let sets = sets.iter().map(Source::open).collect::<Result<Vec<_>, _>>()?;
+        Self::open_segment(sets, Turns::default())
+    }
+
+    /// [`open`](Self::open) for a segment of a run: shared sets hand out only the segment's turns of rows.
+    pub fn open_segment(sets: &[DataSet], turns: Turns) -> Result<Self, DataError> {
+        let sets = sets.iter().map(|s| Source::open(s, turns)).collect::<Result<Vec<_>, _>>()?;
         Ok(Self { sets, failure: Mutex::new(None) })
     }
 
@@ -149,7 +160,7 @@ impl DataSources {
         let UserCursors { own, record } = cursors;
         for (set, slot) in self.sets.iter().zip(own.iter_mut()) {
             let got = match &set.order {
-                Order::Shared(stream) => set.next_row(&mut lock(stream), record),
+                Order::Shared(stream) => set.dealt_row(&mut lock(stream), record),
                 Order::PerThread => {
                     let stream = slot.get_or_insert_with(|| set.stream(set.first_row, USER_BUFFER));
                     set.next_row(stream, record)
@@ -179,7 +190,7 @@ impl DataSources {
 }
 
 impl Source {
-    fn open(set: &DataSet) -> Result<Self, DataError> {
+    fn open(set: &DataSet, deal: Turns) -> Result<Self, DataError> {
         let io_error = |source| DataError::Io { path: set.file.clone(), source };
         let file = open_regular(&set.file).map_err(io_error)?;
         let len = file.metadata().map_err(io_error)?.len();
@@ -197,6 +208,7 @@ impl Source {
             first_row: 0,
             on_eof,
             order: Order::PerThread,
+            deal,
         };
         let start = source.bom_len().map_err(io_error)?;
         let mut record = csv::StringRecord::new();
@@ -229,7 +241,7 @@ impl Source {
             .delimiter(self.delimiter)
             .buffer_capacity(buffer)
             .from_reader(RowLimit::new(At { file: self.file.clone(), pos: at, len: self.len }));
-        Stream { reader, ended: false }
+        Stream { reader, ended: false, taken: 0 }
     }
 
     /// 3 when the file starts with a UTF-8 byte order mark, else 0.
@@ -252,6 +264,20 @@ impl Source {
                 return Ok(starts);
             }
             starts.push(self.first_row + record.position().map_or(0, csv::Position::byte));
+        }
+    }
+
+    /// Reads the segment's next row of a shared reader into `record`; false at the end.
+    fn dealt_row(&self, stream: &mut Stream, record: &mut csv::StringRecord) -> io::Result<bool> {
+        loop {
+            if !self.next_row(stream, record)? {
+                return Ok(false);
+            }
+            let k = stream.taken;
+            stream.taken += 1;
+            if self.deal.owns(k) {
+                return Ok(true);
+            }
         }
     }
 
@@ -468,6 +494,31 @@ mod tests {
         let (mut c, s) = (data.user(), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &s, 9), ["1", "2", "3", "4", "1", "2", "3", "4", "1"]);
         assert_eq!(get(&s, "recipients", "name"), "a");
+    }
+
+    #[test]
+    fn segments_take_every_nth_shared_row_and_never_the_same() {
+        let dir = Dir::new("dealt");
+        let file = dir.write("r.csv", FOUR);
+        let taken = |i, on_eof, n| {
+            let recycle = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::Shared, on_eof);
+            let turns = Turns::new(crate::segment::Segment::new(i, 3).unwrap(), 3);
+            let data = DataSources::open_segment(&[recycle], turns).expect("opens");
+            let (mut c, s) = (data.user(), scope(1, 1));
+            let mut got = Vec::new();
+            while got.len() < n && data.advance(&mut c, &s).is_ok() {
+                got.push(get(&s, "recipients", "phone"));
+            }
+            got
+        };
+        // The whole run's rows 1 2 3 4 1 2 3 4 1 (recycling), dealt round-robin to 3 segments.
+        assert_eq!(taken(0, OnEof::Recycle, 3), ["1", "4", "3"]);
+        assert_eq!(taken(1, OnEof::Recycle, 3), ["2", "1", "4"]);
+        assert_eq!(taken(2, OnEof::Recycle, 3), ["3", "2", "1"]);
+        // Without recycling, rows 1..4 once in all: segment 0 gets two, the others one each.
+        assert_eq!(taken(0, OnEof::StopThread, 5), ["1", "4"]);
+        assert_eq!(taken(1, OnEof::StopThread, 5), ["2"]);
+        assert_eq!(taken(2, OnEof::StopThread, 5), ["3"]);
     }
 
     #[test]

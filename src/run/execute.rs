@@ -3,13 +3,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, watch};
+use tokio::runtime::Runtime;
+use tokio::sync::{mpsc, watch, Barrier};
 
 use super::data::{DataError, DataSources};
 use super::options::RunOptions;
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
+use crate::segment::Turns;
 use crate::sink::stats::Stats;
 use crate::sink::{drain, OutputReport, SinkSet};
 
@@ -34,12 +36,23 @@ pub struct RunResult {
     pub waited: u64,
 }
 
+/// The most runtimes a run spreads its users over (`--cores`).
+pub const MAX_CORES: u64 = 1024;
+
 /// A run that could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// A data set could not be opened.
     #[error(transparent)]
     Data(#[from] DataError),
+    /// A runtime for the users could not be made.
+    #[error("cannot start a runtime for {cores} cores: {source}")]
+    Runtime {
+        /// How many were asked for.
+        cores: u64,
+        /// Why not.
+        source: std::io::Error,
+    },
 }
 
 /// Runs the graph until every group ends or `stop` turns true, writing every sample to `sinks`. `hurry`
@@ -62,8 +75,11 @@ pub async fn execute_with(
     hurry: watch::Receiver<bool>,
     options: RunOptions,
 ) -> Result<RunResult, StartError> {
-    let started = Instant::now();
-    let data = Arc::new(DataSources::open(&graph.data)?);
+    let cores = options.cores.clamp(1, MAX_CORES);
+    let runtimes = if cores > 1 { user_runtimes(cores)? } else { Vec::new() };
+    let turns = Turns::new(options.segment, super::share(&graph, options.segment).of);
+    let data = Arc::new(DataSources::open_segment(&graph.data, turns)?);
+    graph.templates.deal_counters(turns);
     // The users watch `halt`: the caller's stop, or a data set that ran out with `on_eof: stop_run`.
     let (halt_tx, halt) = watch::channel(false);
     let halt_tx = Arc::new(halt_tx);
@@ -79,6 +95,7 @@ pub async fn execute_with(
     let drain = tokio::spawn(drain(rx, sinks, hurry));
     let active = Arc::new(Active::new(graph.groups.len()));
     let data_end = Arc::new(std::sync::OnceLock::new());
+    let start_at = options.start_at;
     let cx = RunContext {
         graph,
         tx,
@@ -87,9 +104,18 @@ pub async fn execute_with(
         active: active.clone(),
         data: data.clone(),
         data_end: data_end.clone(),
+        segment: options.segment,
         options: Arc::new(options),
     };
-    schedule(cx).await;
+    if let Some(at) = start_at {
+        wait_for(at, cx.stop.clone()).await;
+    }
+    let started = Instant::now();
+    if runtimes.is_empty() {
+        schedule(cx, None).await;
+    } else {
+        spread(cx, runtimes).await;
+    }
     forward.abort();
     let drained = match drain.await {
         Ok(r) => r,
@@ -101,4 +127,49 @@ pub async fn execute_with(
     let waited = active.waited.load(std::sync::atomic::Ordering::Relaxed);
     let wall = started.elapsed();
     Ok(RunResult { stats: drained.stats, outputs: drained.outputs, interrupted, wall, dropped, data_stop, waited })
+}
+
+/// One single-threaded runtime per core, made before anything is sent.
+fn user_runtimes(cores: u64) -> Result<Vec<Runtime>, StartError> {
+    (0..cores)
+        .map(|_| tokio::runtime::Builder::new_current_thread().enable_all().build())
+        .collect::<Result<_, _>>()
+        .map_err(|source| StartError::Runtime { cores, source })
+}
+
+/// Runs the users on `runtimes`, each on its own thread with its part of the context's segment; the phases
+/// (setup, main, teardown) start together on every runtime.
+async fn spread(cx: RunContext, runtimes: Vec<Runtime>) {
+    let parts = runtimes.len() as u64;
+    let phases = Arc::new(Barrier::new(runtimes.len()));
+    let mut threads = tokio::task::JoinSet::new();
+    for (part, runtime) in (0..parts).zip(runtimes) {
+        let mut cx = cx.clone();
+        // Cannot fail: MAX_CORES times a segment count stays far below what a u64 holds.
+        let Ok(segment) = cx.segment.split(part, parts) else {
+            continue;
+        };
+        cx.segment = segment;
+        let phases = phases.clone();
+        threads.spawn_blocking(move || runtime.block_on(schedule(cx, Some(phases))));
+    }
+    drop(cx);
+    while let Some(done) = threads.join_next().await {
+        if let Err(e) = done {
+            if e.is_panic() {
+                std::panic::resume_unwind(e.into_panic());
+            }
+        }
+    }
+}
+
+/// Waits until `at` (wall clock), or until the run is stopped.
+async fn wait_for(at: std::time::SystemTime, mut stop: watch::Receiver<bool>) {
+    let Ok(ahead) = at.duration_since(std::time::SystemTime::now()) else {
+        return;
+    };
+    tokio::select! {
+        _ = tokio::time::sleep(ahead) => {}
+        _ = stop.wait_for(|s| *s) => {}
+    }
 }

@@ -16,10 +16,12 @@ mod open;
 mod options;
 pub mod ramp;
 mod scheduler;
+mod share;
 mod vuser;
 pub mod wire;
 
-pub use execute::{execute, execute_with, RunResult, StartError};
+pub use execute::{execute, execute_with, RunResult, StartError, MAX_CORES};
 pub use options::{HttpDebug, RunOptions, DEBUG_BODY_LIMIT, KEPT_BODY_LIMIT};
 pub use scheduler::Active;
+pub use share::{share, Share};
 pub use vuser::{user_masks, user_scope};

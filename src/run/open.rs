@@ -10,9 +10,10 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::ramp::Arrivals;
-use super::scheduler::stopped;
+use super::scheduler::{stopped, Deal};
 use super::vuser::{RunContext, VirtualUser};
 use crate::plan::model::Stage;
+use crate::segment::Segment;
 
 /// What a dispatch did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -23,15 +24,40 @@ pub struct Dispatched {
     pub dropped: u64,
 }
 
-/// Runs an open-model group.
-pub async fn open(cx: RunContext, group: usize, initial: f64, stages: Vec<Stage>, start: std::time::Instant) {
-    let max = cx.graph.groups[group].threads;
+/// Which of a group's arrivals start here, for a segment that has `deal`'s share of the group's pool. The
+/// arrivals are dealt round-robin among the segments that have at least one worker, so the union of the
+/// segments' schedules is the whole run's and no segment gets arrivals it has no worker for.
+fn arrivals_here(deal: Deal, max: u32) -> Option<Segment> {
+    if deal.users(u64::from(max)) == 0 {
+        return None;
+    }
+    let count = deal.segment.count();
+    let among = count.min(u64::from(max));
+    // This segment's first worker is the pool's `rank`-th (from 0); the segments with workers rank 0..among.
+    let rank = u64::from(deal.nth_user(0)) - 1;
+    Segment::new(rank, among).ok()
+}
+
+/// Runs an open-model group: `deal`'s part of its pool, and the arrivals dealt to it.
+pub async fn open(
+    cx: RunContext,
+    group: usize,
+    deal: Deal,
+    initial: f64,
+    stages: Vec<Stage>,
+    start: std::time::Instant,
+) {
+    let pool = cx.graph.groups[group].threads;
+    let Some(here) = arrivals_here(deal, pool) else {
+        return;
+    };
+    let max = u32::try_from(deal.users(u64::from(pool))).unwrap_or(u32::MAX);
     let active = cx.active.clone();
     let stop = cx.stop.clone();
     let make = {
         let cx = cx.clone();
         // An iteration that started on schedule runs to its end: the schedule, not a deadline, bounds the group.
-        move |vu: u32| VirtualUser::new(cx.clone(), group, vu, None)
+        move |made: u32| VirtualUser::new(cx.clone(), group, deal.nth_user(u64::from(made) - 1), None)
     };
     let run = {
         let active = active.clone();
@@ -46,16 +72,18 @@ pub async fn open(cx: RunContext, group: usize, initial: f64, stages: Vec<Stage>
         }
     };
     drop(cx);
-    let done = dispatch(Arrivals::new(initial, &stages), Instant::from_std(start), max, stop, make, run).await;
+    let arrivals = Arrivals::new(initial, &stages);
+    let done = dispatch(arrivals, here, Instant::from_std(start), max, stop, make, run).await;
     active.dropped[group].fetch_add(done.dropped, Ordering::Relaxed);
 }
 
-/// Starts `run(worker, intended)` for each arrival on an idle worker (made by `make`, at most `max`),
-/// or counts the arrival as dropped when every worker is busy. Each time it wakes it takes every arrival
-/// due by then, so a rate the machine cannot keep up with costs drops, not time: the schedule still ends
-/// at its end.
+/// Starts `run(worker, intended)` for each arrival of `here` (arrival `k`, from 1, is item `k - 1`) on an
+/// idle worker (made by `make`, at most `max`), or counts the arrival as dropped when every worker is busy.
+/// Each time it wakes it takes every arrival due by then, so a rate the machine cannot keep up with costs
+/// drops, not time: the schedule still ends at its end.
 pub async fn dispatch<W, F, Fut>(
     arrivals: Arrivals,
+    here: Segment,
     start: Instant,
     max: u32,
     mut stop: watch::Receiver<bool>,
@@ -72,7 +100,11 @@ where
     let mut out = Dispatched::default();
     let mut running = JoinSet::new();
     let mut next = 1u64;
-    while let Some(offset) = arrivals.offset_of(next) {
+    loop {
+        next = here.nth_from(next - 1, 0) + 1;
+        let Some(offset) = arrivals.offset_of(next) else {
+            break;
+        };
         let intended = super::clock::after_tokio(start, offset);
         if intended > Instant::now() {
             tokio::select! {
@@ -96,7 +128,7 @@ where
                 })
             });
             let Some(worker) = worker else {
-                out.dropped = out.dropped.saturating_add(due - k + 1);
+                out.dropped = out.dropped.saturating_add(here.share(k - 1, due - k + 1));
                 break;
             };
             out.started += 1;
@@ -106,7 +138,8 @@ where
                 let w = fut.await;
                 idle.lock().unwrap_or_else(|e| e.into_inner()).push(w);
             });
-            k += 1;
+            // The next arrival of this segment's: item `k` is arrival `k + 1`.
+            k = here.nth_from(k, 0) + 1;
         }
         next = due.saturating_add(1);
     }
@@ -146,11 +179,45 @@ mod tests {
                 w
             }
         };
-        let done = dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), t0, 10, stop, |n| n, run).await;
+        let done =
+            dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Segment::WHOLE, t0, 10, stop, |n| n, run).await;
         assert_eq!(done, Dispatched { started: 100, dropped: 0 });
         let starts = starts.lock().unwrap();
         assert_eq!(starts[0], Duration::from_millis(10));
         assert_eq!(starts[99], Duration::from_millis(1000));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn segments_share_out_the_schedule_exactly() {
+        let t0 = Instant::now();
+        let intended_times = |here: Segment| {
+            let (tx, stop) = watch::channel(false);
+            let seen: Arc<Mutex<Vec<Duration>>> = Arc::default();
+            let run = {
+                let seen = seen.clone();
+                move |w: u32, intended: Instant| {
+                    seen.lock().unwrap().push(intended - t0);
+                    async move { w }
+                }
+            };
+            let schedule = Arrivals::new(10.0, &[stage(1000, 50.0)]);
+            (dispatch(schedule, here, t0, 100, stop, |n| n, run), seen, tx)
+        };
+        let (whole, seen, _tx) = intended_times(Segment::WHOLE);
+        let whole_done = whole.await;
+        let mut expected = seen.lock().unwrap().clone();
+        let mut union = Vec::new();
+        let mut started = 0;
+        for i in 0..3 {
+            let (part, seen, _tx) = intended_times(Segment::new(i, 3).unwrap());
+            started += part.await.started;
+            union.extend(seen.lock().unwrap().iter().copied());
+        }
+        expected.sort();
+        union.sort();
+        assert!(whole_done.started > 20, "{whole_done:?}");
+        assert_eq!(started, whole_done.started);
+        assert_eq!(union, expected);
     }
 
     #[tokio::test(start_paused = true)]
@@ -162,7 +229,9 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(95)).await;
             w
         };
-        let done = dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Instant::now(), 2, stop, |n| n, run).await;
+        let done =
+            dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Segment::WHOLE, Instant::now(), 2, stop, |n| n, run)
+                .await;
         assert_eq!(done.started + done.dropped, 100);
         assert_eq!(done.started, 20);
     }
@@ -176,7 +245,7 @@ mod tests {
             let _ = tx.send(true);
         });
         let run = |w: u32, _| async move { w };
-        let done = dispatch(Arrivals::new(10.0, &[stage(10_000, 10.0)]), t0, 1, stop, |n| n, run).await;
+        let done = dispatch(Arrivals::new(10.0, &[stage(10_000, 10.0)]), Segment::WHOLE, t0, 1, stop, |n| n, run).await;
         assert_eq!(done.started, 5);
     }
 }

@@ -1,11 +1,14 @@
-//! What a run records beyond the samples' own columns, each asked for on the command line: JMeter 5's
-//! redirect sub-results, `--http-debug`, failed responses' bodies. All off by default, and then no request
-//! keeps a body or a record it would not keep anyway.
+//! How a run is placed (its segment, its cores, its start instant) and what it records beyond the samples'
+//! own columns, each asked for on the command line: JMeter 5's redirect sub-results, `--http-debug`, failed
+//! responses' bodies. The extras are off by default, and then no request keeps a body or a record it would
+//! not keep anyway.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use super::http::Record;
 use crate::mask::Masks;
+use crate::segment::Segment;
 
 /// How much of a body `--http-debug=full` shows.
 pub const DEBUG_BODY_LIMIT: usize = 2 * 1024;
@@ -13,9 +16,15 @@ pub const DEBUG_BODY_LIMIT: usize = 2 * 1024;
 /// How much of a failed response's body is kept for the results (`--failed-bodies`, `--json-failed-bodies`).
 pub const KEPT_BODY_LIMIT: usize = 64 * 1024;
 
-/// The extras of a run.
+/// The placement and extras of a run.
 #[derive(Debug, Default)]
 pub struct RunOptions {
+    /// The part of the plan this process runs (`--segment I/N`); the whole plan by default.
+    pub segment: Segment,
+    /// Runtimes (one thread each) the users are spread over; 0 and 1 both run them on the caller's runtime.
+    pub cores: u64,
+    /// Send nothing before this instant (`--start-at`).
+    pub start_at: Option<SystemTime>,
     /// Write the requests of a followed redirect as JMeter 5's sub-results (`label-0`, `label-1`, ...).
     pub sub_results: bool,
     /// Show exchanges as text (`--http-debug`).

@@ -47,6 +47,8 @@ pub struct RunContext {
     pub data_end: Arc<std::sync::OnceLock<String>>,
     /// What the run records beyond the samples' columns.
     pub options: Arc<RunOptions>,
+    /// The part of the plan's users and arrivals that runs on this runtime.
+    pub segment: crate::segment::Segment,
 }
 
 /// A virtual user's scope with its variables rendered; a variable that fails to render stays undefined,

@@ -12,12 +12,28 @@ use rand_chacha::ChaCha8Rng;
 use sha2::Digest;
 
 use super::scope::{Scope, SELF_KEY};
+use crate::segment::Turns;
 
 const ALPHANUMERIC: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /// Longest string a random function will make: a guard against template bombs.
 const MAX_LEN: usize = 1 << 20;
 
-pub(super) fn register(env: &mut Environment<'static>) {
+/// How `counter()` values are dealt to a segment of a run: the `k`-th call of a counter (from 0) in this
+/// process gives the whole run's `turns.nth(k) + 1`; the whole run's values are 1, 2, 3...
+#[derive(Debug, Default)]
+pub(super) struct CounterDeal(Mutex<Turns>);
+
+impl CounterDeal {
+    pub(super) fn set(&self, turns: Turns) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = turns;
+    }
+
+    fn value(&self, k: u64) -> u64 {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).nth(k).wrapping_add(1)
+    }
+}
+
+pub(super) fn register(env: &mut Environment<'static>, deal: Arc<CounterDeal>) {
     let counters: Arc<Mutex<HashMap<String, Arc<AtomicU64>>>> = Arc::default();
     env.add_function("random_int", |s: &State, a: i64, b: i64| {
         if a > b {
@@ -55,7 +71,7 @@ pub(super) fn register(env: &mut Environment<'static>) {
     env.add_function("timestamp", |format: Option<String>| timestamp(format.as_deref()));
     env.add_function("counter", move |name: String| {
         let c = counters.lock().unwrap_or_else(|e| e.into_inner()).entry(name).or_default().clone();
-        c.fetch_add(1, Ordering::Relaxed).wrapping_add(1)
+        deal.value(c.fetch_add(1, Ordering::Relaxed))
     });
     env.add_function("env", |name: String, default: Option<String>| {
         // The standard library may panic on these names; no variable can have one.

@@ -48,6 +48,7 @@ impl Tpl {
 pub struct Templates {
     env: Environment<'static>,
     next: usize,
+    counters: Arc<functions::CounterDeal>,
 }
 
 /// A template that did not compile or render, with the byte range of the problem inside the template when known.
@@ -66,7 +67,8 @@ impl Templates {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_fuel(Some(FUEL_PER_RENDER));
-        functions::register(&mut env);
+        let counters = Arc::new(functions::CounterDeal::default());
+        functions::register(&mut env, counters.clone());
         // `test_panic(true)` panics, so tests can check that a panic inside a virtual user is a failed
         // sample and not a lost user; debug builds only, and only when the environment asks for it.
         #[cfg(debug_assertions)]
@@ -76,7 +78,13 @@ impl Templates {
                 String::new()
             });
         }
-        Self { env, next: 0 }
+        Self { env, next: 0, counters }
+    }
+
+    /// Deals `counter()` values to a segment of a run, so that no value repeats across segments (see
+    /// [`Turns`](crate::segment::Turns)). Set before the run starts.
+    pub fn deal_counters(&self, turns: crate::segment::Turns) {
+        self.counters.set(turns);
     }
 
     /// Compiles `source`; returns the template and the names it reads that are not functions.
