@@ -376,58 +376,135 @@ fn the_generator_refuses_bad_input() {
     }
 }
 
-/// Runs what the rendered pods run, here: the ConfigMap written out as its volume, each segment's command
-/// with `$(JOB_COMPLETION_INDEX)` and the start instant expanded as the kubelet does, then the merge Job's.
+/// The rendered pods, run here: the ConfigMap written out as the plan volume, a folder for the claim, and each
+/// container's command and args expanded as the kubelet does, with the volumes' paths mapped to those folders.
+struct Pods {
+    dir: TempDir,
+    docs: Vec<Value>,
+}
+
+impl Pods {
+    fn render(name: &str, args: &[&str]) -> Pods {
+        let dir = TempDir::new(name);
+        let docs = documents(&render_ok(args));
+        for (path, bytes) in mounted_files(&docs, kind(&docs, "Job", "segments")) {
+            let file = dir.join("plan").join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, bytes).unwrap();
+        }
+        Pods { dir, docs }
+    }
+
+    /// Runs pod `index` of the Job of this component ("segments" or "merge").
+    fn run(&self, component: &str, index: usize) -> Output {
+        let c = container(kind(&self.docs, "Job", component));
+        let mut env = BTreeMap::new();
+        for var in c["env"].as_array().into_iter().flatten() {
+            let value = match (&var["value"], &var["valueFrom"]["fieldRef"]["fieldPath"]) {
+                (Value::String(v), _) => v.clone(),
+                (_, Value::String(field)) if field.contains("job-completion-index") => index.to_string(),
+                other => panic!("an env var this test cannot give: {other:?}"),
+            };
+            env.insert(var["name"].as_str().unwrap().to_string(), value);
+        }
+        let words: Vec<String> = strings(&c["command"])
+            .iter()
+            .chain(&strings(&c["args"]))
+            .map(|a| self.local(&kubelet_expand(a, &env)))
+            .collect();
+        let bin = Path::new(env!("CARGO_BIN_EXE_planrun")).parent().unwrap();
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let mut cmd = Command::new(&words[0]);
+        cmd.args(&words[1..]).env("PATH", path).current_dir(self.dir.path());
+        run_guarded(&mut cmd, Duration::from_secs(60), &words.join(" "), |_| {})
+    }
+
+    /// A path in a pod, here.
+    fn local(&self, arg: &str) -> String {
+        match (arg.strip_prefix("/plan/"), arg.strip_prefix("/results/")) {
+            (Some(rest), _) => self.dir.join("plan").join(rest).display().to_string(),
+            (_, Some(rest)) => self.results(rest).display().to_string(),
+            _ => arg.to_string(),
+        }
+    }
+
+    fn results(&self, rest: &str) -> PathBuf {
+        self.dir.join("results").join(rest)
+    }
+}
+
+/// The kubelet's expansion of command and args: `$(NAME)` is the container's env var NAME (left as written
+/// when there is none), `$$` is `$`.
+fn kubelet_expand(text: &str, env: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("$$") {
+            out.push('$');
+            rest = after;
+        } else if let Some((name, after)) = rest.strip_prefix("$(").and_then(|r| r.split_once(')')) {
+            match env.get(name) {
+                Some(value) => out.push_str(value),
+                None => out.push_str(&rest[..name.len() + 3]),
+            }
+            rest = after;
+        } else {
+            out.push('$');
+            rest = &rest[1..];
+        }
+    }
+    out + rest
+}
+
 #[test]
 fn the_rendered_pods_run_here_and_their_merge_counts_every_request() {
     let server = Server::start();
-    let dir = TempDir::new("k8s-pods");
-    let base = format!("base_url={}", server.url());
-    let start = (now_ms() - 1000).to_string();
-    let n = 4;
-    let text = render_ok(&["plans/data-driven.yaml", "-n", "4", "--start-at", &start, "-D", &base]);
-    let docs = documents(&text);
-    let (job, merge) = (kind(&docs, "Job", "segments"), kind(&docs, "Job", "merge"));
-    let volume = dir.join("plan");
-    for (path, bytes) in mounted_files(&docs, job) {
-        let file = volume.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, bytes).unwrap();
-    }
-    let results = dir.join("results");
-    let bin = Path::new(env!("CARGO_BIN_EXE_planrun")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let expand = |arg: &str, index: usize| {
-        let arg = arg.replace("$(JOB_COMPLETION_INDEX)", &index.to_string()).replace("$(PLANRUN_START_AT)", &start);
-        assert!(!arg.contains("$("), "an unexpanded reference in {arg}");
-        let arg = arg.replace("$$", "$");
-        match (arg.strip_prefix("/plan"), arg.strip_prefix("/results")) {
-            (Some(rest), _) => format!("{}{rest}", volume.display()),
-            (_, Some(rest)) => format!("{}{rest}", results.display()),
-            _ => arg,
-        }
-    };
-    let run_pod = |job: &Value, index: usize| {
-        let c = container(job);
-        let words: Vec<String> =
-            strings(&c["command"]).iter().chain(&strings(&c["args"])).map(|a| expand(a, index)).collect();
-        let mut cmd = Command::new(&words[0]);
-        cmd.args(&words[1..]).env("PATH", &path).current_dir(dir.path());
-        run_guarded(&mut cmd, Duration::from_secs(60), &words.join(" "), |_| {})
-    };
+    let (base, start) = (format!("base_url={}", server.url()), (now_ms() - 1000).to_string());
+    let pods = Pods::render("k8s-pods", &["plans/data-driven.yaml", "-n", "4", "--start-at", &start, "-D", &base]);
     let mut rows = 0;
-    for index in 0..n {
-        let out = run_pod(job, index);
+    for index in 0..4 {
+        let out = pods.run("segments", index);
         assert_eq!(out.status.code(), Some(0), "segment {index}:\n{}", describe(&out));
-        rows += read_jtl(&results.join(format!("data-driven/segment-{index}.jtl"))).rows.len();
+        assert!(stderr(&out).contains(&format!("segment {index}/4")), "{}", describe(&out));
+        rows += read_jtl(&pods.results(&format!("data-driven/segment-{index}.jtl"))).rows.len();
     }
-    let out = run_pod(merge, 0);
+    let out = pods.run("merge", 0);
     assert_eq!(out.status.code(), Some(0), "merge:\n{}", describe(&out));
-    let merged = read_jtl(&results.join("data-driven/all.jtl"));
+    let merged = read_jtl(&pods.results("data-driven/all.jtl"));
     // 5 senders x 4 loops, each request once, on both sides.
     assert_eq!((server.count(), rows, merged.rows.len()), (20, 20, 20));
     assert_eq!(summary_total(&stdout(&out)).0, 20);
-    assert!(
-        results.join("data-driven/summary.json").is_file() && results.join("data-driven/report/index.html").is_file()
+    assert!(pods.results("data-driven/summary.json").is_file());
+    assert!(pods.results("data-driven/report/index.html").is_file());
+}
+
+/// A segment whose own rows fail a threshold exits 1; its pod succeeds (the segment wrapper), and the merge
+/// Job's exit code is the verdict. Any other failure of planrun fails the pod.
+#[test]
+fn a_segments_own_threshold_is_not_the_verdict_the_merge_jobs_exit_code_is() {
+    let server = Server::start();
+    let dir = TempDir::new("k8s-verdict-plan");
+    let plan = dir.write(
+        "verdict.yaml",
+        "name: verdict\nseed: 3\nproperties:\n  base_url: http://127.0.0.1:1\ndefaults:\n  base_url: \"{{ props.base_url }}\"\n\
+         thresholds:\n  total: [\"error_rate < 1%\"]\nthread_groups:\n  - name: g\n    threads: 4\n    loops: 2\n    \
+         steps:\n      - name: get\n        request: { url: /x }\n        assert: [{ status: 418 }]\n",
     );
+    let base = format!("base_url={}", server.url());
+    let pods = Pods::render("k8s-verdict", &[plan.to_str().unwrap(), "-n", "2", "--start-at", PAST, "-D", &base]);
+    for index in 0..2 {
+        let out = pods.run("segments", index);
+        assert_eq!(out.status.code(), Some(0), "segment {index}:\n{}", describe(&out));
+        assert!(stderr(&out).contains("the merge job judges them on all segments"), "{}", describe(&out));
+    }
+    let out = pods.run("merge", 0);
+    assert_eq!(out.status.code(), Some(1), "merge:\n{}", describe(&out));
+    assert_eq!((server.count(), read_jtl(&pods.results("verdict/all.jtl")).rows.len()), (8, 8));
+    // A plan that is not there: exit 2 goes through the wrapper.
+    std::fs::remove_file(pods.dir.join("plan/verdict.yaml")).unwrap();
+    let out = pods.run("segments", 0);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert_eq!(server.count(), 8);
 }
