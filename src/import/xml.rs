@@ -29,7 +29,11 @@ pub fn read(bytes: &[u8]) -> Result<Read, ImportError> {
     let doc = Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
         match e {
-            roxmltree::Error::DtdDetected => ImportError::Dtd { line: pos.row, column: pos.col },
+            roxmltree::Error::DtdDetected => {
+                let at = text.find("<!DOCTYPE").unwrap_or(0);
+                let (line, column) = position(&bytes[..at]);
+                ImportError::Dtd { line, column }
+            }
             roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
                 let (line, column) = position(bytes);
                 ImportError::Xml {
@@ -66,7 +70,8 @@ pub fn read(bytes: &[u8]) -> Result<Read, ImportError> {
         let (line, column) = at(root);
         return Err(ImportError::NotJmeter { line, column, found: "<jmeterTestPlan> is empty".into() });
     };
-    let mut elements = hash_tree(&doc, tree, 0)?;
+    let lines = Lines(text.match_indices('\n').map(|(i, _)| i).collect());
+    let mut elements = hash_tree(&doc, &lines, tree, 0)?;
     let plan = match elements.len() {
         1 if elements[0].class == "TestPlan" => elements.remove(0),
         _ => {
@@ -89,8 +94,17 @@ fn position(bytes: &[u8]) -> (u32, u32) {
 }
 
 /// The elements of a `<hashTree>`: each test element, followed by the hashTree of its children.
-fn hash_tree(doc: &Document, tree: Node, depth: usize) -> Result<Vec<Element>, ImportError> {
-    let line_of = |n: Node| doc.text_pos_at(n.range().start).row;
+/// The offsets of the line ends, to find an element's line without reading the text from its start.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(&self, offset: usize) -> u32 {
+        u32::try_from(self.0.partition_point(|&nl| nl < offset) + 1).unwrap_or(u32::MAX)
+    }
+}
+
+fn hash_tree(doc: &Document, lines: &Lines, tree: Node, depth: usize) -> Result<Vec<Element>, ImportError> {
+    let line_of = |n: Node| lines.of(n.range().start);
     if tree.tag_name().name() != "hashTree" {
         let p = doc.text_pos_at(tree.range().start);
         return Err(ImportError::NotJmeter {
@@ -107,7 +121,7 @@ fn hash_tree(doc: &Document, tree: Node, depth: usize) -> Result<Vec<Element>, I
     for node in tree.children().filter(|n| n.is_element()) {
         if node.tag_name().name() == "hashTree" {
             match out.last_mut() {
-                Some(last) if last.children.is_empty() => last.children = hash_tree(doc, node, depth + 1)?,
+                Some(last) if last.children.is_empty() => last.children = hash_tree(doc, lines, node, depth + 1)?,
                 _ => {
                     let p = doc.text_pos_at(node.range().start);
                     return Err(ImportError::NotJmeter {
