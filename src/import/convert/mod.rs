@@ -112,6 +112,14 @@ pub fn convert(read: Read, options: &Options) -> Result<Converted, ImportError> 
     if read.version.is_none() {
         cx.warn_at(&root_name, plan.line, "the file does not say which JMeter saved it; read as JMeter 5".into());
     }
+    if plan.props.flag("TestPlan.serialize_threadgroups", false) {
+        let c = cx.warn(
+            &Scope::default(),
+            &plan,
+            "thread groups run one after the other in JMeter; side by side here".into(),
+        );
+        cx.header_comments.push(c);
+    }
     declare::declare(&mut cx, &plan, &root_name, options);
     let scope = Scope { path: vec![root_name.clone()], ..Scope::default() };
     let mut defaults_headers: Vec<(String, String)> = Vec::new();

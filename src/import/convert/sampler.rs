@@ -473,8 +473,10 @@ fn timeout(cx: &mut Cx, p: &Props, scope: &Scope, el: &Element, comments: &mut V
     let ms = |s: &str| if s.is_empty() { Some(0) } else { s.trim().parse::<u64>().ok() };
     match (ms(connect), ms(response)) {
         (Some(c), Some(r)) if c + r > 0 => {
-            comments.push(format!(
-                "timeout: JMeter's connect ({connect} ms) and response ({response} ms) timeouts added up into one whole-request timeout"
+            comments.push(cx.warn(
+                scope,
+                el,
+                format!("JMeter's connect ({connect} ms) and response ({response} ms) timeouts added up into one whole-request timeout"),
             ));
             Some(Y::s(format!("{}ms", c + r)))
         }
