@@ -31,6 +31,8 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
+    /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
+    Import(ImportArgs),
 }
 
 /// The plan and what the command line adds to it.
@@ -213,9 +215,23 @@ pub(crate) struct MergeArgs {
     pub window_mib: u64,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The JMeter plan.
+    #[arg(value_name = "FILE.jmx")]
+    pub jmx: PathBuf,
+    /// Write the plan to this file (default: stdout).
+    #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
+    pub output: Option<PathBuf>,
+    /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 /// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
 pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "help"];
+    const COMMANDS: &[&str] =
+        &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "import", "help"];
     if let Some(first) = args.get(1) {
         if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
             args.insert(1, "run".into());

@@ -6,6 +6,7 @@ mod dry_run;
 pub mod exit;
 mod guard;
 mod http_debug;
+mod import;
 mod load;
 mod merge;
 mod placement;
@@ -34,6 +35,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Compare(a) => compare::compare(a),
         Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
+        Command::Import(a) => import::import(a),
     }
 }
 
