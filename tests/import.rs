@@ -144,6 +144,30 @@ fn strict_refuses_a_plan_with_warnings_and_writes_nothing() {
     assert!(stdout(&out).contains("url: /ok"));
 }
 
+#[test]
+fn a_cookie_manager_keeps_cookies_and_says_what_it_cannot_take() {
+    let dir = TempDir::new("import-cookies");
+    let manager = r#"<CookieManager guiclass="CookiePanel" testclass="CookieManager" testname="jar" enabled="true">
+          <collectionProp name="CookieManager.cookies">
+            <elementProp name="session" elementType="Cookie" testname="session">
+              <stringProp name="Cookie.value">abc</stringProp>
+            </elementProp>
+          </collectionProp>
+          <boolProp name="CookieManager.clearEachIteration">true</boolProp>
+        </CookieManager>
+        <hashTree/>
+        <HTTPSamplerProxy"#;
+    let jmx =
+        minimal("<stringProp name=\"HTTPSampler.path\">/ok</stringProp>").replacen("<HTTPSamplerProxy", manager, 1);
+    let out = import(&dir, &dir.write("jar.jmx", jmx), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains("HTTP Cookie Manager \"jar\""), "{err}");
+    assert!(err.contains("user-defined cookies are not sent") && err.contains("clearEachIteration"), "{err}");
+    let yaml = stdout(&out);
+    assert!(!yaml.contains("cookies: false") && yaml.contains("# planrun import: HTTP Cookie Manager"), "{yaml}");
+}
+
 /// A plan with one thread group and one HTTP sampler whose properties are `sampler`.
 fn minimal(sampler: &str) -> String {
     format!(

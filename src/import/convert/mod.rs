@@ -280,7 +280,11 @@ fn plan_level<'e>(cx: &mut Cx, plan: &'e Element, scope: &mut Scope<'e>, headers
                 }
             }
             Kind::Defaults => scope.defaults.push(&child.props),
-            Kind::Cookies => cx.cookies = true,
+            Kind::Cookies => {
+                if let Some(c) = cx.cookie_manager(scope, child) {
+                    cx.header_comments.push(c);
+                }
+            }
             Kind::Timer => scope.timers.push(child),
             Kind::Assertion => scope.assertions.push(child),
             Kind::Extractor => scope.post.push(child),
@@ -351,6 +355,21 @@ impl Cx {
         comment
     }
 
+    /// An HTTP Cookie Manager: planrun keeps each user's cookies when the plan has one anywhere. What it
+    /// cannot take (cookies defined in the manager, clearing them each iteration) is warned about; returns
+    /// the comment to leave, if any.
+    fn cookie_manager(&mut self, scope: &Scope, el: &Element) -> Option<String> {
+        self.cookies = true;
+        let mut lost = Vec::new();
+        if !el.props.elements("CookieManager.cookies").is_empty() {
+            lost.push("its user-defined cookies are not sent (set a Cookie header instead)");
+        }
+        if el.props.flag("CookieManager.clearEachIteration", false) {
+            lost.push("clearEachIteration: planrun keeps a user's cookies across iterations");
+        }
+        (!lost.is_empty()).then(|| self.warn(scope, el, lost.join("; ")))
+    }
+
     fn warn_at(&mut self, path: &str, line: u32, message: String) {
         self.warnings.push(Warning { path: path.to_string(), message, line });
     }
@@ -402,7 +421,11 @@ fn steps<'e>(cx: &mut Cx, children: &'e [Element], outer: &Scope<'e>) -> Vec<Ite
             Kind::Timer => scope.timers.push(child),
             Kind::Assertion => scope.assertions.push(child),
             Kind::Extractor => scope.post.push(child),
-            Kind::Cookies => cx.cookies = true,
+            Kind::Cookies => {
+                if let Some(c) = cx.cookie_manager(&scope, child) {
+                    cx.header_comments.push(c);
+                }
+            }
             _ => {}
         }
     }

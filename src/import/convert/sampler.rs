@@ -70,7 +70,7 @@ pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Ve
             Kind::Timer => own_timers.push(child),
             Kind::Assertion => own_assertions.push(child),
             Kind::Extractor => own_post.push(child),
-            Kind::Cookies => cx.cookies = true,
+            Kind::Cookies => comments.extend(cx.cookie_manager(&inner, child)),
             Kind::Defaults => inner.defaults.push(&child.props),
             Kind::Listener => cx.listeners += 1,
             Kind::Other(why) => comments.push(cx.warn(&inner, child, why)),
