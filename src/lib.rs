@@ -4,7 +4,8 @@
 //! plan file ([`source`]) -> parsed tree with positions ([`plan::node`]) -> validated plan ([`plan`])
 //! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
 //! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
-//! result files of several runs (segments, [`segment`]) made into one ([`merge`]).
+//! result files of several runs (segments, [`segment`]) made into one ([`merge`]); figures streamed to
+//! time-series databases while the run goes on ([`live`]).
 
 pub mod cli;
 pub mod compile;
@@ -12,6 +13,7 @@ pub mod diag;
 pub mod duration;
 pub mod files;
 pub mod limits;
+pub mod live;
 pub mod mask;
 pub mod merge;
 pub mod pipeline;

@@ -1,0 +1,275 @@
+//! Each output's bounded queue and its sender: a thread of its own (with its own small runtime) that
+//! batches what the queue holds, posts it, retries with back-off, and counts what it delivered, what the
+//! queue had no room for and what it gave up on. Nothing here ever waits on the run, nor the run on it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::Method;
+use tokio::sync::mpsc;
+
+use super::aggregate::Second;
+use super::post::{Answer, Poster};
+use super::raw::RawSample;
+use super::spec::{Endpoint, OutputKind};
+use super::{influx, remote_write};
+
+/// Points (InfluxDB lines, Prometheus samples) a queue holds at most; past that, new ones are dropped.
+pub const QUEUE_POINTS: u64 = 100_000;
+
+/// A batch is sent once its oldest point waited this long...
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+/// ...or once it holds this many points.
+const BATCH_POINTS: u64 = 5_000;
+
+/// Tries of one batch before it is given up.
+const ATTEMPTS: u32 = 5;
+
+/// The first wait before a retry; each next one doubles, up to [`BACKOFF_MAX`].
+const BACKOFF: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(4);
+
+/// What goes through a queue.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A closed second.
+    Second(Arc<Second>),
+    /// Samples for the raw points.
+    Raw(Arc<Vec<RawSample>>),
+}
+
+/// What an output did, counted as it goes.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Points the database accepted.
+    pub delivered: AtomicU64,
+    /// Accepted requests.
+    pub requests: AtomicU64,
+    /// Requests sent again after a failure.
+    pub retries: AtomicU64,
+    /// Points the queue had no room for.
+    pub dropped: AtomicU64,
+    /// Points given up on: refused, or the database unreachable through every try.
+    pub failed: AtomicU64,
+    /// Samples counted in the seconds handed to the output.
+    pub samples_offered: AtomicU64,
+    /// Samples counted in the seconds the database accepted.
+    pub samples_delivered: AtomicU64,
+    /// The last failure, for the report.
+    pub last_error: Mutex<Option<String>>,
+}
+
+/// The sending end of an output's queue.
+pub struct Queue {
+    tx: Mutex<Option<mpsc::UnboundedSender<(Item, u64)>>>,
+    queued: Arc<AtomicU64>,
+    /// The output's counts.
+    pub counts: Arc<Counts>,
+    /// Wants the raw points.
+    pub raw: bool,
+    kind: OutputKind,
+}
+
+impl Queue {
+    /// Queues an item, or drops and counts it when the queue is full or closed; never waits.
+    pub fn offer(&self, item: Item) {
+        let points = self.points(&item);
+        if let Item::Second(s) = &item {
+            self.counts.samples_offered.fetch_add(s.samples(), Ordering::Relaxed);
+        }
+        let room = self.queued.fetch_add(points, Ordering::Relaxed) + points <= QUEUE_POINTS;
+        let sent = room
+            && self.tx.lock().ok().and_then(|tx| tx.as_ref().map(|tx| tx.send((item, points)).is_ok())) == Some(true);
+        if !sent {
+            self.queued.fetch_sub(points, Ordering::Relaxed);
+            self.counts.dropped.fetch_add(points, Ordering::Relaxed);
+        }
+    }
+
+    /// Points an item makes in this output.
+    fn points(&self, item: &Item) -> u64 {
+        match (item, self.kind) {
+            (Item::Raw(r), _) => r.len() as u64,
+            (Item::Second(s), OutputKind::Influxdb) => {
+                let labels: u64 =
+                    s.labels.iter().map(|l| [&l.all, &l.ok, &l.ko].iter().filter(|f| f.count > 0).count() as u64).sum();
+                labels + u64::from(s.total.all.count > 0) + s.errors.len() as u64 + 1
+            }
+            (Item::Second(s), OutputKind::Prometheus) => {
+                s.labels.iter().chain([&s.total]).map(|l| if l.all.count > 0 { 11 } else { 4 }).sum::<u64>() + 2
+            }
+        }
+    }
+
+    /// No more items: the sender sends what it holds and ends.
+    pub fn close(&self) {
+        if let Ok(mut tx) = self.tx.lock() {
+            tx.take();
+        }
+    }
+}
+
+/// How the sender turns items into a request body.
+pub struct Encoding {
+    /// InfluxDB's common tags.
+    pub tags: influx::Tags,
+    /// Prometheus's common labels.
+    pub labels: remote_write::Common,
+}
+
+/// A sender thread's handle.
+pub struct Sender {
+    /// Its queue.
+    pub queue: Arc<Queue>,
+    /// Set when the run is over: retries stop at this instant.
+    pub deadline: Arc<OnceLock<Instant>>,
+    /// The thread; it says on `done` when it ends.
+    pub done: std::sync::mpsc::Receiver<()>,
+}
+
+/// Starts the sender of `endpoint`; `None` when no thread or runtime could be had (the output is then
+/// counted as dropping everything).
+pub fn spawn(endpoint: Endpoint, raw: bool, encoding: Encoding) -> Result<Sender, std::io::Error> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let queued = Arc::new(AtomicU64::new(0));
+    let counts = Arc::new(Counts::default());
+    let queue = Arc::new(Queue {
+        tx: Mutex::new(Some(tx)),
+        queued: queued.clone(),
+        counts: counts.clone(),
+        raw,
+        kind: endpoint.kind,
+    });
+    let deadline = Arc::new(OnceLock::new());
+    let (done_tx, done) = std::sync::mpsc::channel();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let state = State { endpoint, encoding, counts, queued, deadline: deadline.clone(), seq: 0 };
+    std::thread::Builder::new().name("planrun-output".into()).spawn(move || {
+        runtime.block_on(state.run(rx));
+        let _ = done_tx.send(());
+    })?;
+    Ok(Sender { queue, deadline, done })
+}
+
+struct State {
+    endpoint: Endpoint,
+    encoding: Encoding,
+    counts: Arc<Counts>,
+    queued: Arc<AtomicU64>,
+    deadline: Arc<OnceLock<Instant>>,
+    seq: u64,
+}
+
+/// Points encoded and not yet sent.
+#[derive(Default)]
+struct Batch {
+    text: String,
+    proto: Vec<u8>,
+    points: u64,
+    samples: u64,
+    since: Option<tokio::time::Instant>,
+}
+
+impl State {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<(Item, u64)>) {
+        let mut poster = Poster::new(&self.endpoint);
+        let mut batch = Batch::default();
+        loop {
+            let flush_at = batch.since.map(|t| t + FLUSH_EVERY);
+            let next = tokio::select! {
+                item = rx.recv() => item,
+                () = sleep_until(flush_at) => {
+                    self.flush(&mut poster, &mut batch).await;
+                    continue;
+                }
+            };
+            let Some((item, points)) = next else { break };
+            self.queued.fetch_sub(points, Ordering::Relaxed);
+            self.encode(&mut batch, &item);
+            batch.since.get_or_insert_with(tokio::time::Instant::now);
+            if batch.points >= BATCH_POINTS {
+                self.flush(&mut poster, &mut batch).await;
+            }
+        }
+        self.flush(&mut poster, &mut batch).await;
+    }
+
+    fn encode(&mut self, batch: &mut Batch, item: &Item) {
+        match (item, self.endpoint.kind) {
+            (Item::Second(s), OutputKind::Influxdb) => {
+                batch.points += influx::second(&mut batch.text, &self.encoding.tags, s);
+                batch.samples += s.samples();
+            }
+            (Item::Second(s), OutputKind::Prometheus) => {
+                batch.points += remote_write::second(&mut batch.proto, &self.encoding.labels, s);
+                batch.samples += s.samples();
+            }
+            (Item::Raw(samples), OutputKind::Influxdb) => {
+                for s in samples.iter() {
+                    influx::raw(&mut batch.text, &self.encoding.tags, s, self.seq);
+                    self.seq += 1;
+                }
+                batch.points += samples.len() as u64;
+            }
+            (Item::Raw(_), OutputKind::Prometheus) => {}
+        }
+    }
+
+    /// Sends the batch, retrying with back-off, and counts the outcome.
+    async fn flush(&mut self, poster: &mut Poster, batch: &mut Batch) {
+        let b = std::mem::take(batch);
+        if b.points == 0 {
+            return;
+        }
+        let (body, content_type, headers): (Bytes, _, &[_]) = match self.endpoint.kind {
+            OutputKind::Influxdb => (Bytes::from(b.text), "text/plain; charset=utf-8", &[]),
+            OutputKind::Prometheus => match remote_write::body(&b.proto) {
+                Ok(body) => (
+                    Bytes::from(body),
+                    "application/x-protobuf",
+                    &[("content-encoding", "snappy"), ("x-prometheus-remote-write-version", "0.1.0")],
+                ),
+                Err(e) => {
+                    self.failed(b.points, format!("cannot compress: {e}"));
+                    return;
+                }
+            },
+        };
+        let mut wait = BACKOFF;
+        for attempt in 1..=ATTEMPTS {
+            let answer = poster.send(Method::POST, &self.endpoint.write_url, content_type, headers, body.clone()).await;
+            let Some(problem) = answer.problem() else {
+                self.counts.delivered.fetch_add(b.points, Ordering::Relaxed);
+                self.counts.requests.fetch_add(1, Ordering::Relaxed);
+                self.counts.samples_delivered.fetch_add(b.samples, Ordering::Relaxed);
+                return;
+            };
+            let retry = !matches!(answer, Answer::Refused { retry: false, .. });
+            let past = self.deadline.get().is_some_and(|d| Instant::now() + wait > *d);
+            if !retry || attempt == ATTEMPTS || past {
+                self.failed(b.points, problem);
+                return;
+            }
+            self.counts.retries.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(BACKOFF_MAX);
+        }
+    }
+
+    fn failed(&self, points: u64, why: String) {
+        self.counts.failed.fetch_add(points, Ordering::Relaxed);
+        if let Ok(mut last) = self.counts.last_error.lock() {
+            *last = Some(why);
+        }
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
