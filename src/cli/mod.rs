@@ -6,6 +6,7 @@ mod dry_run;
 pub mod exit;
 mod guard;
 mod http_debug;
+mod live;
 mod load;
 mod merge;
 mod placement;

@@ -32,7 +32,7 @@ use post::{Answer, Poster};
 use sender::{Encoding, Sender};
 
 /// How long the outputs have, once the run is over, to send what they hold.
-pub const CLOSE_GRACE: Duration = Duration::from_secs(10);
+pub const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Longest the check of each database at start may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);

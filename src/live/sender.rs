@@ -25,8 +25,11 @@ const FLUSH_EVERY: Duration = Duration::from_secs(1);
 /// ...or once it holds this many points.
 const BATCH_POINTS: u64 = 5_000;
 
-/// Tries of one batch before it is given up.
+/// Tries of one batch before it is given up...
 const ATTEMPTS: u32 = 5;
+
+/// ...and once the run is over: the rest of the grace is for the batches still queued.
+const ATTEMPTS_CLOSING: u32 = 2;
 
 /// The first wait before a retry; each next one doubles, up to [`BACKOFF_MAX`].
 const BACKOFF: Duration = Duration::from_millis(250);
@@ -248,8 +251,11 @@ impl State {
                 return;
             };
             let retry = !matches!(answer, Answer::Refused { retry: false, .. });
-            let past = self.deadline.get().is_some_and(|d| Instant::now() + wait > *d);
-            if !retry || attempt == ATTEMPTS || past {
+            let (attempts, past) = match self.deadline.get() {
+                Some(d) => (ATTEMPTS_CLOSING, Instant::now() + wait > *d),
+                None => (ATTEMPTS, false),
+            };
+            if !retry || attempt >= attempts || past {
                 self.failed(b.points, problem);
                 return;
             }
