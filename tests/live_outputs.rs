@@ -106,6 +106,10 @@ fn influxdb_holds_the_jtl_totals_per_label_with_errors_and_raw_points() {
     assert_eq!(influx_values(&live_db::influxql(&influx, "planrun", raw)), want, "one raw point per sample");
     let users = influx_one(&influx, "SELECT max(maxAT) FROM jmeter WHERE transaction = 'internal'");
     assert!((1.0..=3.0).contains(&users), "active users {users}");
+    for q in live_db::dashboard_queries("influxdb", "live-check") {
+        let a = live_db::influxql(&influx, "planrun", &q);
+        assert!(a["results"][0]["series"].as_array().is_some_and(|s| !s.is_empty()), "the dashboard's `{q}`: {a}");
+    }
     let text = stderr(&out);
     assert!(
         text.contains("covering 120 of 120 samples") && !text.contains("lost"),
@@ -139,6 +143,9 @@ fn prometheus_from_the_plans_outputs_holds_the_jtl_totals() {
     assert_eq!(errors[0]["value"][1].as_str(), Some(failed.to_string().as_str()));
     let p95 = live_db::promql(&prom, "count(planrun_response_time_seconds{quantile=\"0.95\"})");
     assert!(!p95.is_empty(), "percentile gauges arrive");
+    for q in live_db::dashboard_queries("prometheus", "live-check") {
+        assert!(!live_db::promql(&prom, &q).is_empty(), "the dashboard's `{q}` finds data");
+    }
     assert!(stderr(&out).contains("covering 120 of 120 samples"), "{}", stderr(&out));
 }
 

@@ -122,7 +122,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if !verdicts.is_empty() {
         outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
     }
-    let after = super::report::after_run(&result.stats, &jtl_path, after, Some(dropped));
+    // Only a plan with open-model groups can drop iterations: the others' summary JSON has no such field.
+    let dropped = (!dropped.groups.is_empty()).then_some(dropped);
+    let after = super::report::after_run(&result.stats, &jtl_path, after, dropped);
     for e in &after {
         errln!("error: {e}");
     }

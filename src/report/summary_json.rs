@@ -30,7 +30,8 @@ pub struct SummaryFile {
     pub labels: Vec<SummaryRow>,
     /// All requests (transactions left out).
     pub total: SummaryRow,
-    /// The open model's dropped iterations, when a run counted them (`planrun run`; not `report` or `merge`).
+    /// The open model's dropped iterations, when a run of a plan with open-model groups counted them (not
+    /// `report` or `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_iterations: Option<super::dropped::DroppedIterations>,
 }

@@ -1,5 +1,7 @@
 //! Debian's InfluxDB 1.x and Prometheus 2.x, each started on a free loopback port with its configuration and
-//! data in a temp dir, stopped (by PID) when dropped; and a plain HTTP/1.0 client to query them.
+//! data in a temp dir, stopped (by PID) when dropped; a plain HTTP/1.0 client to query them; and the Grafana
+//! dashboard's queries. Each test file uses a part of it.
+#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -164,4 +166,33 @@ pub fn promql(db: &Process, q: &str) -> Vec<serde_json::Value> {
     assert_eq!(status, 200, "{q}: {body}");
     let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{q}: {e}: {body}"));
     v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+/// deploy/grafana/planrun.json, parsed.
+pub fn dashboard() -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/grafana/planrun.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The dashboard's queries for one data source (`influxdb` or `prometheus`), with Grafana's variables
+/// replaced as Grafana would for the last hour and the plan `application`.
+pub fn dashboard_queries(kind: &str, application: &str) -> Vec<String> {
+    let d = dashboard();
+    let mut out = Vec::new();
+    for panel in d["panels"].as_array().into_iter().flatten() {
+        for t in panel["targets"].as_array().into_iter().flatten() {
+            if t["datasource"]["type"] != kind {
+                continue;
+            }
+            let q = t["query"].as_str().or(t["expr"].as_str()).expect("a target has a query");
+            out.push(
+                q.replace("$application", application)
+                    .replace("$timeFilter", "time > now() - 1h")
+                    .replace("$__interval", "1s")
+                    .replace("$__rate_interval", "1m"),
+            );
+        }
+    }
+    out
 }
