@@ -133,8 +133,7 @@ pub struct Sender {
     pub done: std::sync::mpsc::Receiver<()>,
 }
 
-/// Starts the sender of `endpoint`; `None` when no thread or runtime could be had (the output is then
-/// counted as dropping everything).
+/// Starts the sender of `endpoint`: its queue and its thread; an error when no thread or runtime can be had.
 pub fn spawn(endpoint: Endpoint, raw: bool, encoding: Encoding) -> Result<Sender, std::io::Error> {
     let (tx, rx) = mpsc::unbounded_channel();
     let queued = Arc::new(AtomicU64::new(0));
@@ -277,5 +276,107 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+    use crate::live::aggregate::Aggregator;
+    use crate::sink::jtl::tests::sample;
+
+    /// A server on 127.0.0.1 that answers each request with the next of `statuses`; returns its URL and
+    /// how many requests it read.
+    fn server(statuses: &'static [u16]) -> (String, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/planrun", listener.local_addr().unwrap());
+        let handle = std::thread::spawn(move || {
+            let mut served = 0;
+            for status in statuses {
+                let Ok((mut conn, _)) = listener.accept() else { break };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                let length = text.split("content-length: ").nth(1).and_then(|r| r.split("\r\n").next()?.parse().ok());
+                let mut body = vec![0u8; length.unwrap_or(0)];
+                let _ = conn.read_exact(&mut body);
+                let _ = write!(conn, "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                served += 1;
+            }
+            served
+        });
+        (url, handle)
+    }
+
+    fn a_second() -> Item {
+        let mut agg = Aggregator::new(1);
+        agg.record(&[sample("a"), sample("b")], 1, 1, 0);
+        agg.close_all(1, 0);
+        Item::Second(Arc::new(agg.take().remove(0)))
+    }
+
+    fn encoding() -> Encoding {
+        Encoding { tags: influx::Tags::new("p", &[]), labels: remote_write::Common::new("p", &[]) }
+    }
+
+    fn finish(s: &Sender) {
+        let _ = s.deadline.set(Instant::now() + Duration::from_secs(5));
+        s.queue.close();
+        s.done.recv_timeout(Duration::from_secs(30)).expect("the sender ends");
+    }
+
+    #[test]
+    fn a_failed_request_is_sent_again_and_delivered() {
+        let (url, served) = server(&[503, 204]);
+        let endpoint = crate::live::OutputSpec::parse(&format!("influxdb={url}")).unwrap().endpoint().unwrap();
+        let s = spawn(endpoint, false, encoding()).unwrap();
+        s.queue.offer(a_second());
+        // Sent when the queue closes: 503, then, after a back-off, the one try left once the run is over.
+        finish(&s);
+        let c = &s.queue.counts;
+        assert_eq!(served.join().unwrap(), 2);
+        assert_eq!(c.retries.load(Ordering::Relaxed), 1);
+        assert_eq!((c.requests.load(Ordering::Relaxed), c.failed.load(Ordering::Relaxed)), (1, 0));
+        assert_eq!(c.samples_delivered.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn a_refusal_is_not_sent_again_and_is_counted_lost() {
+        let (url, served) = server(&[400]);
+        let endpoint = crate::live::OutputSpec::parse(&format!("influxdb={url}")).unwrap().endpoint().unwrap();
+        let s = spawn(endpoint, false, encoding()).unwrap();
+        s.queue.offer(a_second());
+        finish(&s);
+        assert_eq!(served.join().unwrap(), 1);
+        let c = &s.queue.counts;
+        assert!(c.failed.load(Ordering::Relaxed) > 0 && c.delivered.load(Ordering::Relaxed) == 0);
+        assert!(c.last_error.lock().unwrap().as_deref().is_some_and(|e| e.starts_with("HTTP 400")));
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_without_waiting() {
+        let (tx, _held) = mpsc::unbounded_channel();
+        let queue = Queue {
+            tx: Mutex::new(Some(tx)),
+            queued: Arc::default(),
+            counts: Arc::default(),
+            raw: true,
+            kind: OutputKind::Influxdb,
+        };
+        let batch = Arc::new(vec![RawSample::of(&sample("a")); 10_000]);
+        for _ in 0..(QUEUE_POINTS / 10_000 + 3) {
+            queue.offer(Item::Raw(batch.clone()));
+        }
+        assert_eq!(queue.queued.load(Ordering::Relaxed), QUEUE_POINTS);
+        assert_eq!(queue.counts.dropped.load(Ordering::Relaxed), 30_000);
+        queue.close();
+        queue.offer(Item::Raw(batch));
+        assert_eq!(queue.counts.dropped.load(Ordering::Relaxed), 40_000, "a closed queue drops too");
     }
 }
