@@ -5,7 +5,7 @@
 //! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
 //! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
 //! result files of several runs (segments, [`segment`]) made into one ([`merge`]); JMeter plans made into
-//! planrun plans ([`import`]).
+//! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]).
 
 pub mod cli;
 pub mod compile;
@@ -14,6 +14,7 @@ pub mod duration;
 pub mod files;
 pub mod import;
 pub mod limits;
+pub mod live;
 pub mod mask;
 pub mod merge;
 pub mod pipeline;

@@ -78,6 +78,8 @@ pub(crate) struct RunArgs {
     pub placement: PlacementArgs,
     #[command(flatten)]
     pub extras: ExtrasArgs,
+    #[command(flatten)]
+    pub live: Box<super::live::LiveArgs>,
 }
 
 /// Where and when the run's users run: a segment of the plan, on how many cores, from which instant.

@@ -7,6 +7,7 @@ pub mod exit;
 mod guard;
 mod http_debug;
 mod import;
+mod live;
 mod load;
 mod merge;
 mod placement;

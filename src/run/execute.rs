@@ -97,7 +97,10 @@ pub async fn execute_with(
     };
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let drain = tokio::spawn(drain(rx, sinks, hurry));
-    let active = Arc::new(Active::new(graph.groups.len()));
+    let active = match options.active.clone() {
+        Some(a) if a.groups.len() == graph.groups.len() => a,
+        _ => Arc::new(Active::new(graph.groups.len())),
+    };
     let data_end = Arc::new(std::sync::OnceLock::new());
     let start_at = options.start_at;
     let cx = RunContext {
