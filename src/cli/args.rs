@@ -16,7 +16,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run a plan: send the load, write the JTL, print the summary.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Parse, validate and compile a plan; send nothing. Exit 0 or 2.
     Validate(PlanArgs),
     /// Print the first requests of each group exactly as they would go on the wire; send nothing.
@@ -74,6 +74,11 @@ pub(crate) struct RunArgs {
     /// `yyyy-MM-dd HH:mm:ss.SSS`, in the local time zone (TZ), as jmeter.save.saveservice.timestamp_format.
     #[arg(long, value_name = "PATTERN", default_value = "ms")]
     pub timestamp_format: crate::sink::timestamp::TimestampFormat,
+    /// Serve a page that follows the run live on ADDR (default 127.0.0.1:5665): `--dashboard` or
+    /// `--dashboard=ADDR` (see docs/outputs.md).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = crate::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<SocketAddr>,
     #[command(flatten)]
     pub placement: PlacementArgs,
     #[command(flatten)]

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::print::errln;
 use crate::compile::Graph;
-use crate::live::{Delivery, Live, OutputKind, OutputSpec, RunTags, CLOSE_GRACE};
+use crate::live::{Delivery, Live, OutputKind, OutputSpec, RunTags, SecondWatcher, CLOSE_GRACE};
 use crate::run::Active;
 use crate::segment::Segment;
 
@@ -42,13 +42,14 @@ pub(super) async fn start(
     segment: Option<Segment>,
     active: Arc<Active>,
     quiet: bool,
+    watchers: Vec<Arc<dyn SecondWatcher>>,
 ) -> Result<Option<Live>, String> {
-    if specs.is_empty() {
+    if specs.is_empty() && watchers.is_empty() {
         return Ok(None);
     }
     let extra = segment.map(|s| vec![("segment".to_string(), s.to_string())]).unwrap_or_default();
     let tags = RunTags { application: graph.name.clone(), extra };
-    let (live, warnings) = Live::start(specs, &tags, active).await.map_err(|e| e.0)?;
+    let (live, warnings) = Live::start(specs, &tags, active, watchers).await.map_err(|e| e.0)?;
     for w in warnings {
         errln!("planrun: warning: {w}");
     }

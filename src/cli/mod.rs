@@ -28,7 +28,7 @@ use args::Command;
 /// Runs the command and returns the process exit code.
 pub async fn main(cli: Cli) -> i32 {
     match cli.command {
-        Command::Run(a) => run::run(a).await,
+        Command::Run(a) => run::run(*a).await,
         Command::Validate(a) => validate::validate(a).await,
         Command::DryRun(a) => dry_run::dry_run(a).await,
         Command::Stub(a) => stub::stub(a).await,

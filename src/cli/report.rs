@@ -171,6 +171,11 @@ pub(super) fn after_run(
     outputs.write(&SummaryFile { dropped_iterations: dropped, ..SummaryFile::new(stats) }, report)
 }
 
+/// The HTML report of a results file, when it can be read back.
+pub(super) fn report_html_of(path: &Path) -> Option<String> {
+    read(path).ok().map(|a| report_html(&a.data()))
+}
+
 /// Reads a results file in one pass.
 fn read(path: &Path) -> Result<Analysis, ResultsError> {
     let mut reader = ResultsReader::open(path)?;

@@ -13,6 +13,7 @@ use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
 use crate::compile::Graph;
+use crate::dashboard::Dashboard;
 use crate::pipeline::{LoadError, StubMode};
 use crate::plan::{LoadOptions, PlanError};
 use crate::report::dropped::DroppedIterations;
@@ -73,7 +74,21 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     }
     placement.announce(a.quiet, loaded.stub.is_some());
     let specs = super::live::specs(&a.live, &graph);
-    let live = match super::live::start(&specs, &graph, segment, active.clone(), a.quiet).await {
+    let dashboard = match a.dashboard {
+        Some(addr) => match Dashboard::start(addr, &graph.name).await {
+            Ok(d) => {
+                errln!("planrun: dashboard on {}", d.url());
+                Some(d)
+            }
+            Err(e) => {
+                errln!("error: {e} (nothing was sent)");
+                return exit::ABORTED;
+            }
+        },
+        None => None,
+    };
+    let watchers = dashboard.iter().map(Dashboard::watcher).collect();
+    let live = match super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await {
         Ok(live) => live,
         Err(e) => {
             errln!("error: {e} (nothing was sent)");
@@ -90,6 +105,9 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     sinks.observers.push(Box::new(guard));
     if let Some(live) = &live {
         sinks.observers.push(Box::new(live.observer()));
+    }
+    if let Some(d) = &dashboard {
+        sinks.observers.push(Box::new(d.observer(graph.thresholds.clone())));
     }
     let progress = (!a.quiet).then(|| Progress::new(&graph, &placement.share.groups, placement.start_at));
     let mut options = a.extras.options();
@@ -113,6 +131,10 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     }
     if let Some(live) = live {
         super::live::finish(live).await;
+    }
+    if let Some(d) = dashboard {
+        let report = if jtl_path.is_file() { super::report::report_html_of(&jtl_path) } else { None };
+        d.finish(report).await;
     }
     let dropped = DroppedIterations::of(&active, &graph);
     print_summary(&graph, &result, &jtl_path);

@@ -138,7 +138,10 @@ impl Part {
         self.sum_us += u128::from(us);
         self.min_us = self.min_us.min(us);
         self.max_us = self.max_us.max(us);
-        self.hist.saturating_record(us.max(1));
+        // `record` grows the histogram; `saturating_record` alone clamps to its current (at first tiny) range.
+        if self.hist.record(us.max(1)).is_err() {
+            self.hist.saturating_record(us.max(1));
+        }
     }
 
     /// The figures, and the part emptied for the next second (its histogram's memory kept).
@@ -169,6 +172,7 @@ impl Part {
 
 #[derive(Debug, Clone, Default)]
 struct Label {
+    all: Part,
     ok: Part,
     ko: Part,
     received: u64,
@@ -180,6 +184,7 @@ impl Label {
     fn record(&mut self, s: &Sample) {
         let part = if s.success { &mut self.ok } else { &mut self.ko };
         part.record(s.elapsed_us);
+        self.all.record(s.elapsed_us);
         self.received += s.bytes;
         self.sent += s.sent_bytes;
         self.totals.requests += 1;
@@ -189,18 +194,9 @@ impl Label {
     }
 
     fn close(&mut self, label: &Arc<str>) -> LabelSecond {
-        // The histogram of both parts, for `all`: merged before the parts are emptied.
-        let mut all = self.ok.clone();
-        if self.ko.count > 0 {
-            all.count += self.ko.count;
-            all.sum_us += self.ko.sum_us;
-            all.min_us = all.min_us.min(self.ko.min_us);
-            all.max_us = all.max_us.max(self.ko.max_us);
-            let _ = all.hist.add(&self.ko.hist);
-        }
         let second = LabelSecond {
             label: label.clone(),
-            all: all.close(),
+            all: self.all.close(),
             ok: self.ok.close(),
             ko: self.ko.close(),
             received: self.received,
@@ -365,5 +361,20 @@ mod tests {
         assert_eq!((last[0].labels[0].all.count, last[0].labels[0].totals.requests), (1, 3));
         assert_eq!(last[0].labels[1].all.count, 0, "b had nothing in this second but keeps its totals");
         assert_eq!((last[0].dropped, last[0].dropped_total), (0, 7));
+    }
+
+    #[test]
+    fn percentiles_are_the_samples_not_the_histograms_first_range() {
+        let mut agg = Aggregator::new(100);
+        agg.record(&[timed("a", 40, false), timed("a", 40, false)], 100, 1, 0);
+        agg.close_all(0, 0);
+        let a = &agg.take()[0].labels[0];
+        assert_eq!(a.all.count, 2);
+        assert!((a.all.pct_ms[0] - 40.0).abs() < 1.0, "{:?}", a.all);
+        assert_eq!(a.all.pct_ms, a.ko.pct_ms, "failed samples count in `all`");
+        agg.record(&[timed("b", 250, true)], 101, 1, 0);
+        agg.close_all(0, 0);
+        let b = &agg.take()[0].labels[1];
+        assert!((b.ok.pct_ms[3] - 250.0).abs() < 3.0, "{:?}", b.ok);
     }
 }

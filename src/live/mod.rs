@@ -16,7 +16,7 @@ mod sender;
 mod spec;
 
 pub use aggregate::{Aggregator, Figures, LabelSecond, Second, Users, PERCENTILES};
-pub use observer::LiveObserver;
+pub use observer::{LiveObserver, SecondWatcher};
 pub use sender::QUEUE_POINTS;
 pub use spec::{Endpoint, OutputKind, OutputSpec, SpecError, KINDS};
 
@@ -86,6 +86,7 @@ impl Live {
         specs: &[OutputSpec],
         tags: &RunTags,
         active: Arc<Active>,
+        watchers: Vec<Arc<dyn SecondWatcher>>,
     ) -> Result<(Live, Vec<String>), SpecError> {
         let mut warnings = Vec::new();
         let mut senders = Vec::new();
@@ -109,6 +110,7 @@ impl Live {
         let shared = Arc::new(observer::Shared {
             aggregator: Mutex::new(Aggregator::new(observer::unix_seconds())),
             queues: senders.iter().map(|(_, s)| s.queue.clone()).collect(),
+            watchers,
             active,
         });
         let (stop, stopped) = std::sync::mpsc::channel();

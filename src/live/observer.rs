@@ -15,10 +15,17 @@ use crate::sample::Sample;
 use crate::sink::stats::Stats;
 use crate::sink::{Observer, SinkError};
 
+/// Something that wants each closed second besides the outputs' queues (the dashboard).
+pub trait SecondWatcher: Send + Sync {
+    /// A second closed; must not block.
+    fn second(&self, second: &Arc<super::Second>);
+}
+
 /// What the observer and the ticker share.
 pub(super) struct Shared {
     pub aggregator: Mutex<Aggregator>,
     pub queues: Vec<Arc<Queue>>,
+    pub watchers: Vec<Arc<dyn SecondWatcher>>,
     pub active: Arc<Active>,
 }
 
@@ -39,6 +46,9 @@ impl Shared {
             let second = Arc::new(second);
             for q in &self.queues {
                 q.offer(Item::Second(second.clone()));
+            }
+            for w in &self.watchers {
+                w.second(&second);
             }
         }
     }

@@ -79,17 +79,22 @@ fn shown(metric: Metric, v: f64) -> String {
     }
 }
 
+/// What a verdict measured, as the summary shows it (`12.50ms`, `0.31%`, `no samples`).
+pub fn measured_text(v: &Verdict) -> String {
+    match v.measured {
+        Some(m) => shown(v.threshold.metric, m),
+        None if matches!(v.threshold.metric, Metric::Dropped | Metric::DroppedRate) => "not counted here".into(),
+        None => "no samples".into(),
+    }
+}
+
 /// One line per threshold: PASS or FAIL, the label, the check, what was measured, and where it is written.
 pub fn render(verdicts: &[Verdict], plan_file: &str) -> String {
     let mut out = String::from("Thresholds:\n");
     for v in verdicts {
         let t = &v.threshold;
         let label = t.label.as_deref().unwrap_or("TOTAL");
-        let measured = match v.measured {
-            Some(m) => shown(t.metric, m),
-            None if matches!(t.metric, Metric::Dropped | Metric::DroppedRate) => "not counted here".into(),
-            None => "no samples".into(),
-        };
+        let measured = measured_text(v);
         let mark = if v.passed { "PASS" } else { "FAIL" };
         let _ = writeln!(
             out,
