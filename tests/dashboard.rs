@@ -10,17 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{describe, now_ms, planrun, read_jtl, stderr, Server, TempDir};
-
-fn chromium() -> Option<String> {
-    if let Ok(path) = std::env::var("PLANRUN_CHROMIUM") {
-        return Some(path);
-    }
-    ["chromium", "chromium-browser", "google-chrome"].into_iter().find_map(|name| {
-        let found = Command::new("which").arg(name).stdout(Stdio::piped()).output().ok()?;
-        found.status.success().then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
-    })
-}
+use common::{chromium, describe, now_ms, planrun, read_jtl, stderr, Server, TempDir};
 
 /// Two labels, 3 users, 30 iterations each.
 fn plan(dir: &TempDir, server: &Server) -> std::path::PathBuf {

@@ -19,20 +19,29 @@ fn import(dir: &TempDir, jmx: &Path, extra: &[&str]) -> std::process::Output {
     planrun(dir.path(), args)
 }
 
-#[test]
-fn the_converted_plan_sends_what_the_jmx_says() {
-    let dir = TempDir::new("import-sends");
+/// Converts shop.jmx into DIR/shop.yaml and runs it against a recording server with `-D base_url=...` and
+/// `defines`; returns the plan, the server and the JTL.
+fn convert_and_run(dir: &TempDir, defines: &[&str]) -> (std::path::PathBuf, Server, std::path::PathBuf) {
     let plan = dir.join("shop.yaml");
-    let out = import(&dir, &shop(), &["-o", plan.to_str().expect("utf-8")]);
+    let out = import(dir, &shop(), &["-o", plan.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let server = Server::start();
     let jtl = dir.join("out.jtl");
     let base = format!("base_url={}", server.url());
-    let run = planrun(
-        dir.path(),
-        ["run", plan.to_str().expect("utf-8"), "-D", &base, "-o", jtl.to_str().expect("utf-8"), "--quiet"],
-    );
+    let mut args = vec!["run", plan.to_str().expect("utf-8"), "-D", &base];
+    for d in defines {
+        args.extend(["-D", d]);
+    }
+    args.extend(["-o", jtl.to_str().expect("utf-8"), "--quiet"]);
+    let run = planrun(dir.path(), &args);
     assert_eq!(run.status.code(), Some(0), "{}", describe(&run));
+    (plan, server, jtl)
+}
+
+#[test]
+fn the_converted_plan_sends_what_the_jmx_says() {
+    let dir = TempDir::new("import-sends");
+    let (_, server, jtl) = convert_and_run(&dir, &[]);
     // 2 threads x 2 loops x 4 samplers (the disabled one is skipped), on both sides.
     let rows = read_jtl(&jtl).rows;
     let requests = server.requests();
@@ -71,31 +80,7 @@ fn the_converted_plan_sends_what_the_jmx_says() {
 #[test]
 fn jmeter_properties_become_planrun_properties() {
     let dir = TempDir::new("import-props");
-    let plan = dir.join("shop.yaml");
-    let out = import(&dir, &shop(), &["-o", plan.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    let server = Server::start();
-    let jtl = dir.join("out.jtl");
-    let base = format!("base_url={}", server.url());
-    let run = planrun(
-        dir.path(),
-        [
-            "run",
-            plan.to_str().expect("utf-8"),
-            "-D",
-            &base,
-            "-D",
-            "threads=1",
-            "-D",
-            "loops=1",
-            "-D",
-            "qty=7",
-            "-o",
-            jtl.to_str().expect("utf-8"),
-            "--quiet",
-        ],
-    );
-    assert_eq!(run.status.code(), Some(0), "{}", describe(&run));
+    let (plan, server, jtl) = convert_and_run(&dir, &["threads=1", "loops=1", "qty=7"]);
     assert_eq!(read_jtl(&jtl).rows.len(), 4);
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
