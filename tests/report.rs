@@ -150,6 +150,26 @@ fn assert_charts_match_summary(data: &Value) {
         assert_eq!(dist["samples"], row["samples"]);
     }
     let total = &summary["total"];
+    // Per label over time: one axis for all, each label's samples and errors (transactions left out, as in
+    // TOTAL; labels past the first 16 together).
+    let per_label = &data["label_timelines"];
+    let series: Vec<&Value> = per_label["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(per_label["others"].as_object().map(|_| &per_label["others"]))
+        .collect();
+    let points = series.first().map_or(0, |s| s["samples"].as_array().unwrap().len());
+    let mut in_series = 0;
+    for s in &series {
+        assert_eq!(s["samples"].as_array().unwrap().len(), points, "one axis for every label");
+        in_series += sum(&s["samples"]);
+        if let Some(row) = labels.iter().find(|r| r["label"] == s["label"]) {
+            assert_eq!(sum(&s["samples"]), row["samples"].as_u64().unwrap(), "{} over time", s["label"]);
+            assert_eq!(sum(&s["errors"]), row["errors"].as_u64().unwrap(), "{} errors over time", s["label"]);
+        }
+    }
+    assert_eq!(in_series, total["samples"].as_u64().unwrap(), "per-label timelines hold TOTAL's samples");
     assert_eq!(sum(&data["timeline"]["samples"]), total["samples"].as_u64().unwrap(), "timeline samples");
     assert_eq!(sum(&data["timeline"]["errors"]), total["errors"].as_u64().unwrap(), "timeline errors");
     let failures = &data["failures"];
@@ -170,6 +190,7 @@ fn report(dir: &TempDir, file: &Path, name: &str) -> (String, Value, Value) {
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let html = std::fs::read_to_string(out_dir.join("index.html")).expect("index.html");
     assert_self_contained(&html);
+    assert!(html.contains("<section id=\"labels-over-time\"><h2>Per label over time</h2>"), "per-label charts");
     let data = embedded_data(&html);
     assert_charts_match_summary(&data);
     let summary = read_json(&json);
@@ -371,6 +392,7 @@ fn json_lines_tabs_and_the_default_directory() {
     close(&summary["total"]["p50_ms"], 1.5);
     let html = std::fs::read_to_string(dir.join("run-report/index.html")).unwrap();
     assert_self_contained(&html);
+    assert!(html.contains("<section id=\"labels-over-time\"><h2>Per label over time</h2>"), "per-label charts");
     let data = embedded_data(&html);
     assert_charts_match_summary(&data);
     assert_eq!(data["failures"]["top"][0]["message"], "Connection refused");
@@ -545,6 +567,7 @@ fn a_run_writes_the_summary_json_and_the_report() {
     // The run's report is `planrun report` of its JTL.
     let html = std::fs::read_to_string(dir.join("report/index.html")).expect("the run's report");
     assert_self_contained(&html);
+    assert!(html.contains("<section id=\"labels-over-time\"><h2>Per label over time</h2>"), "per-label charts");
     let data = embedded_data(&html);
     assert_charts_match_summary(&data);
     let (_, _, from_jtl) = report(&dir, &dir.join("out.jtl"), "again");

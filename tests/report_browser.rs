@@ -8,17 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{planrun, TempDir};
-
-fn chromium() -> Option<String> {
-    if let Ok(path) = std::env::var("PLANRUN_CHROMIUM") {
-        return Some(path);
-    }
-    ["chromium", "chromium-browser", "google-chrome"].into_iter().find_map(|name| {
-        let found = Command::new("which").arg(name).stdout(Stdio::piped()).output().ok()?;
-        found.status.success().then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
-    })
-}
+use common::{chromium, planrun, TempDir};
 
 #[test]
 fn chromium_renders_the_report_offline_without_console_errors() {

@@ -80,6 +80,15 @@ fn taken(requests: &[Recorded]) -> (Vec<String>, Vec<u64>) {
     (rows, n)
 }
 
+/// A plan named `name` against `base` with these groups (YAML under `thread_groups:`, and any top-level keys
+/// after them).
+fn small_plan(dir: &TempDir, base: &str, groups: &str) -> std::path::PathBuf {
+    dir.write("plan.yaml", format!("name: small\ndefaults: {{ base_url: \"{base}\" }}\nthread_groups:\n{groups}"))
+}
+
+/// One user sending one `GET /x`.
+const ONE_GET: &str = "  - name: g\n    threads: 1\n    steps:\n      - name: get\n        request: { url: /x }\n";
+
 fn run(dir: &TempDir, plan: &Path, jtl: &str, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["run", plan.to_str().unwrap(), "-o", jtl, "--quiet"];
     args.extend(extra);
@@ -135,20 +144,31 @@ fn four_segments_send_byte_for_byte_what_one_run_sends() {
     let (whole_rows, whole_n) = taken(&whole);
     assert_eq!(whole_n, (1..=39).collect::<Vec<u64>>());
     assert_eq!(taken(&split), (whole_rows, whole_n), "no row or counter value twice across segments");
+
+    // Merged, the segments' results count as one run's, and the plan's verdict is judged on them.
+    let segments: Vec<String> = (0..4).map(|i| format!("s{i}.jtl")).collect();
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(segments.iter().map(String::as_str));
+    args.extend(["-o", "all.jtl", "--summary-json", "all.json", "--plan", split_plan.to_str().unwrap()]);
+    let out = planrun(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("all.json")).unwrap()).unwrap();
+    assert_eq!(summary["total"]["samples"].as_u64(), Some(39));
+    let mut merged = read_jtl(&dir.join("all.jtl")).rows;
+    let mut one = read_jtl(&dir.join("whole.jtl")).rows;
+    let key = |r: &std::collections::HashMap<String, String>| (r["label"].clone(), r["threadName"].clone());
+    merged.sort_by_key(key);
+    one.sort_by_key(key);
+    assert_eq!(merged.iter().map(key).collect::<Vec<_>>(), one.iter().map(key).collect::<Vec<_>>());
 }
 
 #[test]
 fn more_segments_than_users_leaves_one_with_nothing_to_do() {
     let server = Server::start();
     let dir = TempDir::new("segments-empty");
-    let plan = dir.write(
-        "plan.yaml",
-        format!(
-            "name: few\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 2\n    loops: 2\n    \
-             steps:\n      - name: get\n        request: {{ url: /x }}\n",
-            server.url()
-        ),
-    );
+    let groups =
+        "  - name: g\n    threads: 2\n    loops: 2\n    steps:\n      - name: get\n        request: { url: /x }\n";
+    let plan = small_plan(&dir, &server.url(), groups);
     let out = run(&dir, &plan, "s3.jtl", &["--segment", "3/4"]);
     assert!(stderr(&out).contains("segment 3/4 has nothing to run"), "{}", describe(&out));
     let jtl = read_jtl(&dir.join("s3.jtl"));
@@ -164,16 +184,10 @@ fn more_segments_than_users_leaves_one_with_nothing_to_do() {
 fn setup_and_teardown_groups_run_in_segment_zero_only() {
     let server = Server::start();
     let dir = TempDir::new("segments-setup");
-    let plan = dir.write(
-        "plan.yaml",
-        format!(
-            "name: phases\ndefaults: {{ base_url: \"{}\" }}\n\
-             setup:\n  - name: before\n    threads: 1\n    steps:\n      - name: create\n        request: {{ url: /setup }}\n\
-             teardown:\n  - name: after\n    threads: 1\n    steps:\n      - name: delete\n        request: {{ url: /teardown }}\n\
-             thread_groups:\n  - name: g\n    threads: 4\n    loops: 1\n    steps:\n      - name: get\n        request: {{ url: /main }}\n",
-            server.url()
-        ),
-    );
+    let groups = "  - name: g\n    threads: 4\n    steps:\n      - name: get\n        request: { url: /main }\n\
+                  setup:\n  - name: before\n    threads: 1\n    steps:\n      - name: create\n        request: { url: /setup }\n\
+                  teardown:\n  - name: after\n    threads: 1\n    steps:\n      - name: delete\n        request: { url: /teardown }\n";
+    let plan = small_plan(&dir, &server.url(), groups);
     for i in 0..3 {
         run(&dir, &plan, &format!("s{i}.jtl"), &["--segment", &format!("{i}/3")]);
     }
@@ -188,15 +202,10 @@ fn setup_and_teardown_groups_run_in_segment_zero_only() {
 fn open_arrivals_are_dealt_out_and_every_one_runs_once() {
     let server = Server::start();
     let dir = TempDir::new("segments-open");
-    let plan = dir.write(
-        "plan.yaml",
-        format!(
-            "name: open\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: arrivals\n    \
-             arrival_rate: 60\n    duration: 500ms\n    max_threads: 5\n    steps:\n      - name: get\n        \
-             request: {{ url: /a }}\n",
-            server.url()
-        ),
-    );
+    let groups =
+        "  - name: arrivals\n    arrival_rate: 60\n    duration: 500ms\n    max_threads: 5\n    steps:\n      \
+                  - name: get\n        request: { url: /a }\n";
+    let plan = small_plan(&dir, &server.url(), groups);
     run(&dir, &plan, "whole.jtl", &[]);
     let whole = server.count();
     assert_eq!(whole, 30, "60/s for 0.5 s");
@@ -240,14 +249,7 @@ fn cores_spread_users_over_runtimes_into_one_result_stream() {
 fn start_at_waits_for_the_instant_and_a_past_one_warns() {
     let server = Server::start();
     let dir = TempDir::new("segments-start-at");
-    let plan = dir.write(
-        "plan.yaml",
-        format!(
-            "name: later\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 1\n    \
-             steps:\n      - name: get\n        request: {{ url: /x }}\n",
-            server.url()
-        ),
-    );
+    let plan = small_plan(&dir, &server.url(), ONE_GET);
     let at = now_ms() + 1500;
     run(&dir, &plan, "later.jtl", &["--start-at", &at.to_string()]);
     let first: u64 = read_jtl(&dir.join("later.jtl")).rows[0]["timeStamp"].parse().unwrap();
@@ -263,14 +265,7 @@ fn start_at_waits_for_the_instant_and_a_past_one_warns() {
 fn bad_placements_are_refused_before_anything_is_sent() {
     let server = Server::start();
     let dir = TempDir::new("segments-bad");
-    let plan = dir.write(
-        "plan.yaml",
-        format!(
-            "name: bad\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 1\n    \
-             steps:\n      - name: get\n        request: {{ url: /x }}\n",
-            server.url()
-        ),
-    );
+    let plan = small_plan(&dir, &server.url(), ONE_GET);
     let tomorrow = (now_ms() + 25 * 3600 * 1000).to_string();
     let cases: [(&[&str], &str); 7] = [
         (&["--segment", "4/4"], "segments are numbered from 0 to 3"),

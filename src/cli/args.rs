@@ -16,7 +16,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run a plan: send the load, write the JTL, print the summary.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Parse, validate and compile a plan; send nothing. Exit 0 or 2.
     Validate(PlanArgs),
     /// Print the first requests of each group exactly as they would go on the wire; send nothing.
@@ -31,6 +31,8 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
+    /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
+    Import(ImportArgs),
 }
 
 /// The plan and what the command line adds to it.
@@ -72,10 +74,17 @@ pub(crate) struct RunArgs {
     /// `yyyy-MM-dd HH:mm:ss.SSS`, in the local time zone (TZ), as jmeter.save.saveservice.timestamp_format.
     #[arg(long, value_name = "PATTERN", default_value = "ms")]
     pub timestamp_format: crate::sink::timestamp::TimestampFormat,
+    /// Serve a page that follows the run live on ADDR (default 127.0.0.1:5665): `--dashboard` or
+    /// `--dashboard=ADDR` (see docs/outputs.md).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = crate::dashboard::DEFAULT_ADDR)]
+    pub dashboard: Option<SocketAddr>,
     #[command(flatten)]
     pub placement: PlacementArgs,
     #[command(flatten)]
     pub extras: ExtrasArgs,
+    #[command(flatten)]
+    pub live: Box<super::live::LiveArgs>,
 }
 
 /// Where and when the run's users run: a segment of the plan, on how many cores, from which instant.
@@ -213,9 +222,23 @@ pub(crate) struct MergeArgs {
     pub window_mib: u64,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The JMeter plan.
+    #[arg(value_name = "FILE.jmx")]
+    pub jmx: PathBuf,
+    /// Write the plan to this file (default: stdout).
+    #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
+    pub output: Option<PathBuf>,
+    /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 /// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
 pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] = &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "help"];
+    const COMMANDS: &[&str] =
+        &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "import", "help"];
     if let Some(first) = args.get(1) {
         if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
             args.insert(1, "run".into());

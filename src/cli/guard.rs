@@ -8,8 +8,11 @@ use tokio::sync::watch;
 
 use super::exit;
 use super::print::errln;
+use crate::compile::Graph;
 use crate::plan::model::Threshold;
-use crate::report::thresholds::evaluate;
+use crate::report::dropped::DroppedIterations;
+use crate::report::thresholds::evaluate_run;
+use crate::run::Active;
 use crate::sample::Sample;
 use crate::sink::stats::Stats;
 use crate::sink::{Observer, SinkError};
@@ -38,6 +41,8 @@ pub(super) struct Guard {
     last: Instant,
     stop: Arc<watch::Sender<bool>>,
     aborted: Aborted,
+    /// The run's counters, for `dropped` thresholds.
+    counters: Option<(Arc<Active>, Arc<Graph>)>,
 }
 
 impl Guard {
@@ -50,7 +55,13 @@ impl Guard {
             last: now,
             stop,
             aborted,
+            counters: None,
         }
+    }
+
+    /// Judges `dropped` thresholds on the run's counters of dropped iterations.
+    pub fn counting(self, active: Arc<Active>, graph: Arc<Graph>) -> Self {
+        Self { counters: Some((active, graph)), ..self }
     }
 
     fn abort(&self, code: i32, why: &str) {
@@ -73,7 +84,10 @@ impl Observer for Guard {
             return;
         }
         let summary = stats.summary();
-        if let Some(v) = evaluate(&due, &summary).into_iter().find(|v| !v.passed && v.measured.is_some()) {
+        let dropped = self.counters.as_ref().map(|(active, graph)| DroppedIterations::of(active, graph));
+        if let Some(v) =
+            evaluate_run(&due, &summary, dropped.as_ref()).into_iter().find(|v| !v.passed && v.measured.is_some())
+        {
             let label = v.threshold.label.as_deref().unwrap_or("TOTAL");
             self.abort(exit::THRESHOLD_FAILED, &format!("threshold `{}` on {label} failed", v.threshold.text));
         }

@@ -6,6 +6,8 @@ mod dry_run;
 pub mod exit;
 mod guard;
 mod http_debug;
+mod import;
+mod live;
 mod load;
 mod merge;
 mod placement;
@@ -26,7 +28,7 @@ use args::Command;
 /// Runs the command and returns the process exit code.
 pub async fn main(cli: Cli) -> i32 {
     match cli.command {
-        Command::Run(a) => run::run(a).await,
+        Command::Run(a) => run::run(*a).await,
         Command::Validate(a) => validate::validate(a).await,
         Command::DryRun(a) => dry_run::dry_run(a).await,
         Command::Stub(a) => stub::stub(a).await,
@@ -34,6 +36,7 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Compare(a) => compare::compare(a),
         Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
+        Command::Import(a) => import::import(a),
     }
 }
 

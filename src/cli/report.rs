@@ -160,10 +160,20 @@ impl Outputs {
 
 /// At the end of a run: the summary JSON and CSV from the run's own statistics (µs precision), and the report
 /// read back from the JTL just written, so it is the report `planrun report` of that JTL gives. Returns what
-/// could not be written.
-pub(super) fn after_run(stats: &Stats, jtl: &Path, outputs: Outputs) -> Vec<String> {
+/// could not be written. The summary JSON also has the run's dropped iterations.
+pub(super) fn after_run(
+    stats: &Stats,
+    jtl: &Path,
+    outputs: Outputs,
+    dropped: Option<crate::report::dropped::DroppedIterations>,
+) -> Vec<String> {
     let report = outputs.report.is_some().then(|| read(jtl).map(|a| a.data()));
-    outputs.write(&SummaryFile::new(stats), report)
+    outputs.write(&SummaryFile { dropped_iterations: dropped, ..SummaryFile::new(stats) }, report)
+}
+
+/// The HTML report of a results file, when it can be read back.
+pub(super) fn report_html_of(path: &Path) -> Option<String> {
+    read(path).ok().map(|a| report_html(&a.data()))
 }
 
 /// Reads a results file in one pass.

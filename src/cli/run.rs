@@ -13,11 +13,13 @@ use super::print::{err, errln, outln};
 use super::progress::Progress;
 use super::{exit, signals};
 use crate::compile::Graph;
+use crate::dashboard::Dashboard;
 use crate::pipeline::{LoadError, StubMode};
 use crate::plan::{LoadOptions, PlanError};
+use crate::report::dropped::DroppedIterations;
 use crate::report::summary::render_table;
-use crate::report::thresholds::{evaluate, render as render_thresholds};
-use crate::run::RunResult;
+use crate::report::thresholds::{evaluate_run, render as render_thresholds};
+use crate::run::{Active, RunResult};
 use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
@@ -50,6 +52,8 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         }
     };
     let placement = Placement::resolve(&a.placement, &graph, loaded.stub.is_some());
+    let active = Arc::new(Active::new(graph.groups.len()));
+    let segment = (!placement.segment.is_whole()).then_some(placement.segment);
     let peak = placement.share.users + placement.share.setup_users;
     // The in-process stub holds the other end of every connection.
     let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
@@ -69,16 +73,46 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         errln!("planrun: results -> {}", jtl_path.display());
     }
     placement.announce(a.quiet, loaded.stub.is_some());
+    let specs = super::live::specs(&a.live, &graph);
+    let dashboard = match a.dashboard {
+        Some(addr) => match Dashboard::start(addr, &graph.name).await {
+            Ok(d) => {
+                errln!("planrun: dashboard on {}", d.url());
+                Some(d)
+            }
+            Err(e) => {
+                errln!("error: {e} (nothing was sent)");
+                return exit::ABORTED;
+            }
+        },
+        None => None,
+    };
+    let watchers = dashboard.iter().map(Dashboard::watcher).collect();
+    let live = match super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await {
+        Ok(live) => live,
+        Err(e) => {
+            errln!("error: {e} (nothing was sent)");
+            return exit::ABORTED;
+        }
+    };
     let (stop_tx, stop_rx) = watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let (hurry_tx, hurry_rx) = watch::channel(false);
     let stopped = signals::install(stop_tx.clone(), hurry_tx);
     let aborted = Aborted::default();
     let mut sinks = SinkSet::new(outputs);
-    sinks.observers.push(Box::new(Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone())));
+    let guard = Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone()).counting(active.clone(), graph.clone());
+    sinks.observers.push(Box::new(guard));
+    if let Some(live) = &live {
+        sinks.observers.push(Box::new(live.observer()));
+    }
+    if let Some(d) = &dashboard {
+        sinks.observers.push(Box::new(d.observer(graph.thresholds.clone())));
+    }
     let progress = (!a.quiet).then(|| Progress::new(&graph, &placement.share.groups, placement.start_at));
     let mut options = a.extras.options();
     placement.apply(&mut options);
+    options.active = Some(active.clone());
     if options.http_debug.is_some() {
         sinks.observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
     }
@@ -95,14 +129,24 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if let Some(stub) = loaded.stub {
         stub.shutdown().await;
     }
+    if let Some(live) = live {
+        super::live::finish(live).await;
+    }
+    if let Some(d) = dashboard {
+        let report = if jtl_path.is_file() { super::report::report_html_of(&jtl_path) } else { None };
+        d.finish(report).await;
+    }
+    let dropped = DroppedIterations::of(&active, &graph);
     print_summary(&graph, &result, &jtl_path);
     // A segment that ran nothing has nothing to judge: its thresholds are judged on the merged results.
     let thresholds = if placement.share.is_empty() { &[][..] } else { &graph.thresholds[..] };
-    let verdicts = evaluate(thresholds, &result.stats.summary());
+    let verdicts = evaluate_run(thresholds, &result.stats.summary(), Some(&dropped));
     if !verdicts.is_empty() {
         outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
     }
-    let after = super::report::after_run(&result.stats, &jtl_path, after);
+    // Only a plan with open-model groups can drop iterations: the others' summary JSON has no such field.
+    let dropped = (!dropped.groups.is_empty()).then_some(dropped);
+    let after = super::report::after_run(&result.stats, &jtl_path, after, dropped);
     for e in &after {
         errln!("error: {e}");
     }

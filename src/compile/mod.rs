@@ -33,6 +33,8 @@ pub struct Graph {
     pub data: Vec<DataSet>,
     /// Pass/fail criteria.
     pub thresholds: Vec<Threshold>,
+    /// Live outputs the run streams its figures to (the plan's `outputs:`).
+    pub outputs: Vec<crate::live::OutputSpec>,
     /// What is masked in dry-run output and results.
     pub secrets: Secrets,
     /// The secret properties' masks, made once: every user's when the plan has no secret variables.
@@ -212,6 +214,7 @@ pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
         variables: plan.variables,
         data: plan.data,
         thresholds: plan.thresholds,
+        outputs: plan.outputs,
         masks: Masks::new(plan.secrets.values.iter().map(String::as_str)),
         secrets: plan.secrets,
         defaults: plan.defaults,

@@ -40,7 +40,7 @@ pub use error::{MergeError, Warning};
 use crate::report::analysis::Analysis;
 use crate::report::failures::Failures;
 use crate::report::results::{Format, ResultsError};
-use crate::report::timeline::{Timeline, MAX_POINTS};
+use crate::report::timeline::{LabelTimelines, Timeline, MAX_POINTS};
 use crate::sink::stats::Stats;
 use input::{Head, Job};
 use output::Output;
@@ -200,6 +200,7 @@ impl Kway {
             format,
             stats: Stats::with_resolution_us(resolution),
             timeline: Timeline::with_limits(MAX_POINTS, resolution),
+            labels: LabelTimelines::new(resolution),
             failures: Failures::new(),
         };
         Kway { analysis, rows: vec![0; inputs], late: vec![0; inputs], max_late_ms: vec![0; inputs] }

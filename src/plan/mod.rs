@@ -7,6 +7,7 @@ mod duplicates;
 mod load;
 pub mod model;
 pub mod node;
+mod outputs;
 mod overrides;
 #[cfg(test)]
 mod proptests;

@@ -33,6 +33,8 @@ pub struct Plan {
     pub data: Vec<DataSet>,
     /// Pass/fail criteria on the run's statistics.
     pub thresholds: Vec<Threshold>,
+    /// Live outputs the run streams its figures to (`outputs:`).
+    pub outputs: Vec<crate::live::OutputSpec>,
     /// What is masked as `***` in dry-run output and results.
     pub secrets: Secrets,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
@@ -555,6 +557,10 @@ pub enum Metric {
     Throughput,
     /// Number of samples.
     Samples,
+    /// Open-model iterations dropped (every thread of their group busy), counted.
+    Dropped,
+    /// Open-model iterations dropped, over the arrivals due.
+    DroppedRate,
 }
 
 /// A comparison.

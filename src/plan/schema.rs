@@ -180,7 +180,29 @@ fn plan_key(key: &str) -> Option<Value> {
                 }
             }),
         ),
+        "outputs" => prop(
+            "Live outputs: the run's figures streamed each second while it runs (see docs/outputs.md); \
+                `--out KIND=URL` adds more.",
+            json!([[{ "influxdb": "http://127.0.0.1:8086/planrun", "raw": false }, { "prometheus": "http://127.0.0.1:9090/api/v1/write" }]]),
+            json!({ "type": "array", "items": output() }),
+        ),
         _ => return None,
+    })
+}
+
+/// One of `outputs:`: `{ influxdb: URL, raw: BOOL }`, `{ prometheus: URL }`, or `KIND=URL`.
+fn output() -> Value {
+    let url = |kind: &str| json!({ "type": "string", "description": format!("The {kind} URL (see docs/outputs.md).") });
+    let raw =
+        json!({ "type": "boolean", "default": false, "description": "Also one point per sample (JMeter's raw mode)." });
+    json!({
+        "anyOf": [
+            { "type": "string", "pattern": "^\\s*(influxdb|prometheus)\\s*=" },
+            { "type": "object", "additionalProperties": false, "required": ["influxdb"],
+              "properties": { "influxdb": url("InfluxDB 1.x: http://HOST:8086/DATABASE"), "raw": raw } },
+            { "type": "object", "additionalProperties": false, "required": ["prometheus"],
+              "properties": { "prometheus": url("Prometheus remote write: http://HOST:9090/api/v1/write") } }
+        ]
     })
 }
 
@@ -470,6 +492,7 @@ fn threshold_pattern() -> String {
             "error_rate" => others.push(format!(r"{name}\s*{op}\s*{num}\s*%")),
             "throughput" => others.push(format!(r"{name}\s*{op}\s*{num}\s*(?:/s)?")),
             "samples" => others.push(format!(r"{name}\s*{op}\s*{num}")),
+            "dropped" => others.push(format!(r"{name}\s*{op}\s*{num}\s*%?")),
             other => panic!("the plan schema does not know the unit of the metric `{other}`"),
         }
     }
@@ -481,8 +504,9 @@ fn threshold_check() -> Value {
     let check = || {
         prop(
             "METRIC OP VALUE: metrics mean, min, max, p50, p90, p95, p99, p99.9 (times, like 500ms), error_rate (1%), \
-                throughput (100/s), samples.",
-            json!(["p95 < 500ms", "error_rate < 1%", "throughput > 100/s", "samples >= 1000"]),
+                throughput (100/s), samples, dropped (open-model iterations dropped under `total`: a count, or 1% of \
+                the arrivals).",
+            json!(["p95 < 500ms", "error_rate < 1%", "throughput > 100/s", "samples >= 1000", "dropped < 1%"]),
             json!({ "type": "string", "pattern": threshold_pattern() }),
         )
     };

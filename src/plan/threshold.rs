@@ -10,7 +10,7 @@ use crate::diag::{did_you_mean, Diagnostic};
 use crate::duration;
 
 pub(super) const METRICS: &[&str] =
-    &["mean", "min", "max", "p50", "p90", "p95", "p99", "p99.9", "error_rate", "throughput", "samples"];
+    &["mean", "min", "max", "p50", "p90", "p95", "p99", "p99.9", "error_rate", "throughput", "samples", "dropped"];
 
 /// Validates `thresholds:`: a mapping from a label (or `total`) to a list of checks; each check is a
 /// string like `p95 < 500ms` or `{ check: "...", abort_on_fail: true, delay: 10s }`.
@@ -56,6 +56,16 @@ fn one(cx: &mut Ctx, label: Option<Arc<str>>, node: &Node) -> Option<Threshold> 
     };
     let text = cx.string(check_node, "threshold")?;
     match parse(&text) {
+        Ok((Metric::Dropped | Metric::DroppedRate, ..)) if label.is_some() => {
+            cx.error(
+                Diagnostic::new(
+                    check_node.span,
+                    format!("threshold `{text}`: dropped iterations are the run's, not a label's"),
+                )
+                .hint("put it under `total`"),
+            );
+            None
+        }
         Ok((metric, op, value)) => {
             Some(Threshold { label, metric, op, value, text, span: check_node.span, abort_on_fail, delay })
         }
@@ -90,6 +100,8 @@ pub fn parse(text: &str) -> Result<(Metric, Op, f64), (String, Option<String>)> 
         "error_rate" => Metric::ErrorRate,
         "throughput" => Metric::Throughput,
         "samples" => Metric::Samples,
+        "dropped" if value.ends_with('%') => Metric::DroppedRate,
+        "dropped" => Metric::Dropped,
         other => {
             let hint = did_you_mean(other, METRICS.iter().copied()).map(|m| format!("did you mean `{m}`?"));
             return Err((
@@ -99,7 +111,7 @@ pub fn parse(text: &str) -> Result<(Metric, Op, f64), (String, Option<String>)> 
         }
     };
     let number = match metric {
-        Metric::ErrorRate => match value.strip_suffix('%') {
+        Metric::ErrorRate | Metric::DroppedRate => match value.strip_suffix('%') {
             Some(n) => n.trim().parse::<f64>().map(|n| n / 100.0).map_err(|_| ()),
             None => Err(()),
         }
@@ -108,7 +120,7 @@ pub fn parse(text: &str) -> Result<(Metric, Op, f64), (String, Option<String>)> 
             let n = value.strip_suffix("/s").unwrap_or(value).trim();
             n.parse::<f64>().map_err(|_| (format!("`{value}` is not a rate"), Some("write it like 100/s".into())))?
         }
-        Metric::Samples => value
+        Metric::Samples | Metric::Dropped => value
             .parse::<f64>()
             .map_err(|_| (format!("`{value}` is not a count"), Some("write it like 1000".into())))?,
         _ => duration::parse(value).map(|d| d.as_secs_f64() * 1000.0).map_err(|e| {
@@ -135,5 +147,7 @@ mod tests {
         assert!(parse("p95 < 500").is_err());
         assert!(parse("p96 < 1s").unwrap_err().1.unwrap().contains("p95") || parse("p96 < 1s").is_err());
         assert!(parse("latency 5").is_err());
+        assert_eq!(parse("dropped < 1%"), Ok((Metric::DroppedRate, Op::Lt, 0.01)));
+        assert_eq!(parse("dropped == 0"), Ok((Metric::Dropped, Op::Eq, 0.0)));
     }
 }

@@ -28,6 +28,7 @@ pub(super) const PLAN_KEYS: &[&str] = &[
     "thread_groups",
     "teardown",
     "thresholds",
+    "outputs",
 ];
 pub(super) const DEFAULTS_KEYS: &[&str] =
     &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
@@ -127,6 +128,10 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         Some(t) => super::threshold::thresholds(&mut cx, t),
         None => Some(Vec::new()),
     };
+    let outputs = match f.get("outputs") {
+        Some(o) => super::outputs::outputs(&mut cx, o),
+        None => Some(Vec::new()),
+    };
     let groups = match (cx.require(&f, "thread_groups"), &defaults) {
         (Some(_), Some(d)) => {
             let mut all = Some(Vec::new());
@@ -151,8 +156,8 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
     if !cx.diags.is_empty() {
         return Err(super::secret::mask(cx.diags.sorted(), &secrets));
     }
-    let (Some(name), Some(defaults), Some(variables), Some(data), Some(thresholds), Some(groups)) =
-        (name, defaults, variables, data, thresholds, groups)
+    let (Some(name), Some(defaults), Some(variables), Some(data), Some(thresholds), Some(groups), Some(outputs)) =
+        (name, defaults, variables, data, thresholds, groups, outputs)
     else {
         return Err(super::secret::mask(cx.diags.sorted(), &secrets));
     };
@@ -167,6 +172,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         variables,
         data,
         thresholds,
+        outputs,
         secrets: Secrets { values: secrets, variables: secret_variables.into_iter().map(|(name, _)| name).collect() },
         groups,
     })

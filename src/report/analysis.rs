@@ -7,7 +7,7 @@ use super::distribution::{distribution, Distribution};
 use super::failures::{FailureData, Failures};
 use super::results::{Format, Record, ResultsError, ResultsReader};
 use super::summary_json::SummaryFile;
-use super::timeline::{Timeline, TimelineData};
+use super::timeline::{LabelTimelineData, LabelTimelines, Timeline, TimelineData};
 use crate::sink::stats::Stats;
 
 /// Failure messages listed in the report.
@@ -24,6 +24,8 @@ pub struct Analysis {
     pub stats: Stats,
     /// Per interval (transactions left out, as in TOTAL).
     pub timeline: Timeline,
+    /// Per interval and label (transactions left out).
+    pub labels: LabelTimelines,
     /// Failure messages of failed requests (transactions left out).
     pub failures: Failures,
 }
@@ -41,6 +43,9 @@ pub struct ReportData {
     pub distributions: Vec<Distribution>,
     /// Samples, errors, percentiles and threads per interval.
     pub timeline: TimelineData,
+    /// Samples, errors and percentiles per interval and label.
+    #[serde(default)]
+    pub label_timelines: LabelTimelineData,
     /// The most frequent failure messages.
     pub failures: FailureData,
 }
@@ -54,6 +59,7 @@ impl Analysis {
             format: reader.format(),
             stats: Stats::with_resolution_us(resolution),
             timeline: Timeline::with_limits(super::timeline::MAX_POINTS, resolution),
+            labels: LabelTimelines::new(resolution),
             failures: Failures::new(),
         };
         while let Some(record) = reader.next_record()? {
@@ -67,6 +73,7 @@ impl Analysis {
         self.stats.observe(&r.observation());
         if !r.transaction {
             self.timeline.record(r.start_ms, r.elapsed_us, r.success, r.all_threads);
+            self.labels.record(&r.label, r.start_ms, r.elapsed_us, r.success);
             if !r.success {
                 self.failures.record(&r.label, r.failure_text());
             }
@@ -82,6 +89,7 @@ impl Analysis {
             summary: SummaryFile::new(&self.stats),
             distributions: self.stats.histograms().map(|(label, h)| distribution(label, h, resolution)).collect(),
             timeline: self.timeline.data(),
+            label_timelines: self.labels.data(),
             failures: self.failures.top(TOP_FAILURES),
         }
     }

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::analysis::ReportData;
 use super::compare::{table_lines, Comparison, LabelComparison, Verdict};
 use super::svg::{bar_chart, escape, line_chart, number, one_line, BarChart, LineChart, Series, PALETTE};
+use super::timeline::{LabelSeries, MAX_LABEL_TIMELINES};
 use crate::sink::stats::SummaryRow;
 
 /// Distribution charts drawn at most; the data of every label is embedded all the same.
@@ -29,7 +30,7 @@ nav a{margin-right:14px;color:#2563eb;text-decoration:none}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th{background:var(--head);font-weight:600}
-.l{text-align:left;white-space:normal;max-width:460px;overflow-wrap:anywhere}
+.l{text-align:left;white-space:normal;min-width:10em;max-width:460px;overflow-wrap:anywhere}
 tr.total td{font-weight:600;border-top:2px solid #9ca3af}
 tr.sum td{font-weight:600}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:12px}
@@ -56,7 +57,8 @@ pub fn report_html(d: &ReportData) -> String {
     body.push_str(
         "<nav><a href=\"#summary\">Summary</a><a href=\"#distribution\">Distribution</a>\
          <a href=\"#percentiles\">Percentiles over time</a><a href=\"#throughput\">Throughput and errors</a>\
-         <a href=\"#threads\">Active threads</a><a href=\"#codes\">Response codes</a>\
+         <a href=\"#threads\">Active threads</a><a href=\"#labels-over-time\">Per label over time</a>\
+         <a href=\"#codes\">Response codes</a>\
          <a href=\"#failures\">Failures</a></nav>",
     );
     body.push_str("<section id=\"summary\"><h2>Summary</h2>");
@@ -68,6 +70,7 @@ pub fn report_html(d: &ReportData) -> String {
     );
     distribution_section(&mut body, d);
     timeline_sections(&mut body, d);
+    labels_over_time_section(&mut body, d);
     codes_section(&mut body, &s.labels, &s.total);
     failures_section(&mut body, d);
     page("planrun report", &body, d)
@@ -218,6 +221,64 @@ fn timeline_sections(body: &mut String, d: &ReportData) {
         body.push_str("<p class=\"note\">The results do not record active threads (no allThreads column).</p>");
     }
     body.push_str("</section>");
+}
+
+/// Throughput, errors and p90 with one line per label, then each label's percentiles: a 50 ms label and a
+/// 1 ms label mixed make the run's percentile lines meaningless.
+fn labels_over_time_section(body: &mut String, d: &ReportData) {
+    let t = &d.label_timelines;
+    body.push_str("<section id=\"labels-over-time\"><h2>Per label over time</h2>");
+    let all: Vec<&LabelSeries> = t.labels.iter().chain(&t.others).collect();
+    if all.is_empty() {
+        body.push_str("<p class=\"note\">No samples.</p></section>");
+        return;
+    }
+    let interval_s = t.interval_ms as f64 / 1000.0;
+    let since = utc(t.start_ms);
+    let x_label = format!("time since {} UTC", since.get(11..19).map_or(since.as_str(), |hms| hms));
+    let per_s = |v: &u64| Some(*v as f64 / interval_s);
+    let lines = |values: &dyn Fn(&LabelSeries) -> Vec<Option<f64>>| -> Vec<Series<'_>> {
+        all.iter()
+            .enumerate()
+            .map(|(i, l)| Series { name: &l.label, color: PALETTE[i % PALETTE.len()], values: values(l) })
+            .collect()
+    };
+    body.push_str("<div class=\"charts\">");
+    for (title, y_label, series) in [
+        ("Throughput per label", "samples per second", lines(&|l| l.samples.iter().map(per_s).collect())),
+        ("Errors per label", "errors per second", lines(&|l| l.errors.iter().map(per_s).collect())),
+        ("p90 per label", "response time (ms)", lines(&|l| l.p90_ms.clone())),
+    ] {
+        body.push_str(&line_chart(&LineChart { title, y_label, x_label: &x_label, interval_s, series }));
+    }
+    body.push_str("</div>");
+    for l in &all {
+        let _ = write!(body, "<details><summary>{}: percentiles over time</summary>", escape(&l.label));
+        body.push_str(&line_chart(&LineChart {
+            title: &l.label,
+            y_label: "response time (ms)",
+            x_label: &x_label,
+            interval_s,
+            series: vec![
+                Series { name: "p50", color: PALETTE[0], values: l.p50_ms.clone() },
+                Series { name: "p90", color: PALETTE[1], values: l.p90_ms.clone() },
+                Series { name: "p99", color: PALETTE[3], values: l.p99_ms.clone() },
+            ],
+        }));
+        body.push_str("</details>");
+    }
+    let others = if t.others.is_some() {
+        format!("; labels past the first {MAX_LABEL_TIMELINES} are drawn together as `other labels`")
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        body,
+        "<p class=\"note\">Per {} interval from {}, by the samples' start times; transactions left out{others}.</p>\
+         </section>",
+        duration(interval_s),
+        since
+    );
 }
 
 fn codes_section(body: &mut String, rows: &[SummaryRow], total: &SummaryRow) {

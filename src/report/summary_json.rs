@@ -30,6 +30,10 @@ pub struct SummaryFile {
     pub labels: Vec<SummaryRow>,
     /// All requests (transactions left out).
     pub total: SummaryRow,
+    /// The open model's dropped iterations, when a run of a plan with open-model groups counted them (not
+    /// `report` or `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_iterations: Option<super::dropped::DroppedIterations>,
 }
 
 impl SummaryFile {
@@ -44,6 +48,7 @@ impl SummaryFile {
             end_ms: window.map(|w| w.1),
             labels: summary.rows,
             total: summary.total,
+            dropped_iterations: None,
         }
     }
 

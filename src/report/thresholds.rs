@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::dropped::DroppedIterations;
 use crate::plan::model::{Metric, Op, Threshold};
 use crate::sink::stats::{Summary, SummaryRow};
 
@@ -16,8 +17,13 @@ pub struct Verdict {
     pub passed: bool,
 }
 
-/// Judges every threshold.
+/// Judges every threshold; a `dropped` one is not measured (no run counted the drops).
 pub fn evaluate(thresholds: &[Threshold], summary: &Summary) -> Vec<Verdict> {
+    evaluate_run(thresholds, summary, None)
+}
+
+/// Judges every threshold, `dropped` ones against the run's dropped iterations.
+pub fn evaluate_run(thresholds: &[Threshold], summary: &Summary, dropped: Option<&DroppedIterations>) -> Vec<Verdict> {
     thresholds
         .iter()
         .map(|t| {
@@ -25,7 +31,11 @@ pub fn evaluate(thresholds: &[Threshold], summary: &Summary) -> Vec<Verdict> {
                 None => Some(&summary.total),
                 Some(l) => summary.rows.iter().find(|r| r.label == l.as_ref()),
             };
-            let measured = row.filter(|r| r.samples > 0).map(|r| measure(t.metric, r));
+            let measured = match t.metric {
+                Metric::Dropped => dropped.map(|d| d.dropped as f64),
+                Metric::DroppedRate => dropped.map(DroppedIterations::rate),
+                _ => row.filter(|r| r.samples > 0).map(|r| measure(t.metric, r)),
+            };
             let passed = measured.is_some_and(|m| compare(m, t.op, t.value));
             Verdict { threshold: t.clone(), measured, passed }
         })
@@ -45,6 +55,7 @@ fn measure(metric: Metric, r: &SummaryRow) -> f64 {
         Metric::ErrorRate => r.error_pct / 100.0,
         Metric::Throughput => r.throughput,
         Metric::Samples => r.samples as f64,
+        Metric::Dropped | Metric::DroppedRate => 0.0,
     }
 }
 
@@ -61,10 +72,19 @@ fn compare(measured: f64, op: Op, bound: f64) -> bool {
 /// The measured value as the threshold writes it.
 fn shown(metric: Metric, v: f64) -> String {
     match metric {
-        Metric::ErrorRate => format!("{:.2}%", v * 100.0),
+        Metric::ErrorRate | Metric::DroppedRate => format!("{:.2}%", v * 100.0),
         Metric::Throughput => format!("{v:.1}/s"),
-        Metric::Samples => format!("{v:.0}"),
+        Metric::Samples | Metric::Dropped => format!("{v:.0}"),
         _ => format!("{v:.2}ms"),
+    }
+}
+
+/// What a verdict measured, as the summary shows it (`12.50ms`, `0.31%`, `no samples`).
+pub fn measured_text(v: &Verdict) -> String {
+    match v.measured {
+        Some(m) => shown(v.threshold.metric, m),
+        None if matches!(v.threshold.metric, Metric::Dropped | Metric::DroppedRate) => "not counted here".into(),
+        None => "no samples".into(),
     }
 }
 
@@ -74,10 +94,7 @@ pub fn render(verdicts: &[Verdict], plan_file: &str) -> String {
     for v in verdicts {
         let t = &v.threshold;
         let label = t.label.as_deref().unwrap_or("TOTAL");
-        let measured = match v.measured {
-            Some(m) => shown(t.metric, m),
-            None => "no samples".into(),
-        };
+        let measured = measured_text(v);
         let mark = if v.passed { "PASS" } else { "FAIL" };
         let _ = writeln!(
             out,

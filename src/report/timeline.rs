@@ -4,8 +4,9 @@
 //! more than [`MAX_POINTS`] intervals the interval doubles and neighbours merge, so memory and the number of
 //! chart points stay bounded however long the run. Samples are placed by their start time (`timeStamp`), in
 //! any order. Percentiles come from a small HDR histogram per interval (2 significant digits: within 1 %).
+//! [`LabelTimelines`] keeps the same figures per label, for the first [`MAX_LABEL_TIMELINES`] labels.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ pub struct Timeline {
     buckets: BTreeMap<u64, Bucket>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Bucket {
     samples: u64,
     errors: u64,
@@ -72,6 +73,114 @@ pub struct TimelineData {
     pub p99_ms: Vec<Option<f64>>,
     /// The most active threads (JTL `allThreads`) seen in the interval, `null` when not recorded.
     pub threads: Vec<Option<u32>>,
+}
+
+/// One timeline's figures per interval.
+#[derive(Debug, Default)]
+struct Series {
+    samples: Vec<u64>,
+    errors: Vec<u64>,
+    p50_ms: Vec<Option<f64>>,
+    p90_ms: Vec<Option<f64>>,
+    p99_ms: Vec<Option<f64>>,
+    threads: Vec<Option<u32>>,
+}
+
+/// Labels that get a timeline of their own, in the order first seen; the rest are counted together.
+pub const MAX_LABEL_TIMELINES: usize = 16;
+
+/// Intervals of each label's timeline: coarser than the run's, so 16 of them stay small.
+const LABEL_POINTS: u64 = 500;
+
+/// Per-interval figures per label (transactions left out, as in the run's timeline).
+#[derive(Debug)]
+pub struct LabelTimelines {
+    labels: Vec<(String, Timeline)>,
+    index: HashMap<String, usize>,
+    /// Every label past the first [`MAX_LABEL_TIMELINES`].
+    others: Option<Timeline>,
+    resolution_us: u64,
+}
+
+/// Per-label chart data, every label on the same intervals.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabelTimelineData {
+    /// Start of the first interval, ms since the Unix epoch.
+    pub start_ms: u64,
+    /// Length of every interval, ms.
+    pub interval_ms: u64,
+    /// The first labels seen, each with its figures.
+    pub labels: Vec<LabelSeries>,
+    /// The other labels together, when there were more than [`MAX_LABEL_TIMELINES`].
+    pub others: Option<LabelSeries>,
+}
+
+/// One label's figures per interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelSeries {
+    /// The label (`other labels` for the rest).
+    pub label: String,
+    /// Samples started in each interval.
+    pub samples: Vec<u64>,
+    /// Failed samples among them.
+    pub errors: Vec<u64>,
+    /// Median elapsed time, ms.
+    pub p50_ms: Vec<Option<f64>>,
+    /// 90th percentile, ms.
+    pub p90_ms: Vec<Option<f64>>,
+    /// 99th percentile, ms.
+    pub p99_ms: Vec<Option<f64>>,
+}
+
+impl LabelTimelines {
+    /// No label yet; samples' elapsed times are multiples of `resolution_us`.
+    pub fn new(resolution_us: u64) -> Self {
+        Self { labels: Vec::new(), index: HashMap::new(), others: None, resolution_us }
+    }
+
+    /// Adds one sample of `label`.
+    pub fn record(&mut self, label: &str, start_ms: u64, elapsed_us: u64, success: bool) {
+        let own = match self.index.get(label) {
+            Some(i) => Some(*i),
+            None if self.labels.len() < MAX_LABEL_TIMELINES => {
+                self.index.insert(label.to_string(), self.labels.len());
+                self.labels.push((label.to_string(), Timeline::with_limits(LABEL_POINTS, self.resolution_us)));
+                Some(self.labels.len() - 1)
+            }
+            None => None,
+        };
+        let timeline = match own.and_then(|i| self.labels.get_mut(i)) {
+            Some((_, t)) => t,
+            None => self.others.get_or_insert_with(|| Timeline::with_limits(LABEL_POINTS, self.resolution_us)),
+        };
+        timeline.record(start_ms, elapsed_us, success, None);
+    }
+
+    /// The chart data: every label on the coarsest interval any of them reached, from the earliest sample.
+    pub fn data(&self) -> LabelTimelineData {
+        let all = || self.labels.iter().map(|(_, t)| t).chain(self.others.as_ref());
+        let interval_ms = all().map(Timeline::interval_ms).max().unwrap_or(FIRST_INTERVAL_MS);
+        let coarse: Vec<BTreeMap<u64, Bucket>> = all().map(|t| t.coarsened(interval_ms)).collect();
+        let first = coarse.iter().filter_map(|b| b.first_key_value().map(|(k, _)| *k)).min();
+        let last = coarse.iter().filter_map(|b| b.last_key_value().map(|(k, _)| *k)).max();
+        let (Some(first), Some(last)) = (first, last) else {
+            return LabelTimelineData { interval_ms, ..LabelTimelineData::default() };
+        };
+        let names = self.labels.iter().map(|(l, _)| l.as_str()).chain(self.others.as_ref().map(|_| "other labels"));
+        let mut series = all().zip(&coarse).zip(names).map(|((t, buckets), label)| {
+            let s = t.series(buckets, first, last - first + 1);
+            LabelSeries {
+                label: label.to_string(),
+                samples: s.samples,
+                errors: s.errors,
+                p50_ms: s.p50_ms,
+                p90_ms: s.p90_ms,
+                p99_ms: s.p99_ms,
+            }
+        });
+        let labels = series.by_ref().take(self.labels.len()).collect();
+        LabelTimelineData { start_ms: first * interval_ms, interval_ms, labels, others: series.next() }
+    }
 }
 
 impl Default for Timeline {
@@ -146,28 +255,50 @@ impl Timeline {
     /// The chart data.
     pub fn data(&self) -> TimelineData {
         let first = self.buckets.first_key_value().map_or(0, |(k, _)| *k);
-        let mut data = TimelineData {
+        let series = self.series(&self.buckets, first, self.span());
+        TimelineData {
             start_ms: first * self.interval_ms,
             interval_ms: self.interval_ms,
-            samples: Vec::new(),
-            errors: Vec::new(),
-            p50_ms: Vec::new(),
-            p90_ms: Vec::new(),
-            p99_ms: Vec::new(),
-            threads: Vec::new(),
-        };
-        let empty = Bucket::new();
-        for key in first..first + self.span() {
-            let b = self.buckets.get(&key).unwrap_or(&empty);
-            data.samples.push(b.samples);
-            data.errors.push(b.errors);
-            let pct = |q| (b.samples > 0).then(|| self.percentile_ms(&b.elapsed_us, q));
-            data.p50_ms.push(pct(0.5));
-            data.p90_ms.push(pct(0.9));
-            data.p99_ms.push(pct(0.99));
-            data.threads.push(b.threads);
+            samples: series.samples,
+            errors: series.errors,
+            p50_ms: series.p50_ms,
+            p90_ms: series.p90_ms,
+            p99_ms: series.p99_ms,
+            threads: series.threads,
         }
-        data
+    }
+
+    /// The figures of intervals `first..first + len` of `buckets`.
+    fn series(&self, buckets: &BTreeMap<u64, Bucket>, first: u64, len: u64) -> Series {
+        let mut out = Series::default();
+        let empty = Bucket::new();
+        for key in first..first + len {
+            let b = buckets.get(&key).unwrap_or(&empty);
+            out.samples.push(b.samples);
+            out.errors.push(b.errors);
+            let pct = |q| (b.samples > 0).then(|| self.percentile_ms(&b.elapsed_us, q));
+            out.p50_ms.push(pct(0.5));
+            out.p90_ms.push(pct(0.9));
+            out.p99_ms.push(pct(0.99));
+            out.threads.push(b.threads);
+        }
+        out
+    }
+
+    /// The buckets merged into intervals of `interval_ms` (a multiple of this timeline's, both powers of two
+    /// times the first interval).
+    fn coarsened(&self, interval_ms: u64) -> BTreeMap<u64, Bucket> {
+        let factor = (interval_ms / self.interval_ms).max(1);
+        let mut out: BTreeMap<u64, Bucket> = BTreeMap::new();
+        for (key, bucket) in &self.buckets {
+            match out.entry(key / factor) {
+                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(bucket.clone()),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(bucket.clone());
+                }
+            }
+        }
+        out
     }
 
     fn percentile_ms(&self, h: &Histogram<u32>, q: f64) -> f64 {
@@ -197,6 +328,32 @@ mod tests {
         assert_eq!(d.p50_ms, [Some(20.0), None, Some(20.0)]);
         assert_eq!(d.p99_ms, [Some(30.0), None, Some(20.0)]);
         assert_eq!(d.threads, [Some(3), None, Some(3)]);
+    }
+
+    #[test]
+    fn labels_share_one_axis_and_the_rest_are_counted_together() {
+        let mut t = LabelTimelines::new(1000);
+        // "slow" starts later and lasts long enough to coarsen; "fast" has one sample at the very start.
+        t.record("fast", 1_000, 1_000, true);
+        for s in 0..600u64 {
+            t.record("slow", 5_000 + s * 1000, 50_000, s % 3 != 0);
+        }
+        for n in 0..MAX_LABEL_TIMELINES + 2 {
+            t.record(&format!("l{n}"), 2_000, 1_000, false);
+        }
+        let d = t.data();
+        assert_eq!(d.interval_ms, 2000, "slow's 600 s coarsened to 2 s intervals, and everyone follows");
+        assert_eq!(d.start_ms, 0);
+        assert_eq!(d.labels.len(), MAX_LABEL_TIMELINES);
+        let len = d.labels[0].samples.len();
+        assert!(d.labels.iter().all(|l| l.samples.len() == len), "one axis for all");
+        let slow = d.labels.iter().find(|l| l.label == "slow").unwrap();
+        assert_eq!(slow.samples.iter().sum::<u64>(), 600);
+        assert_eq!(slow.errors.iter().sum::<u64>(), 200);
+        assert_eq!(d.labels[0].label, "fast");
+        assert_eq!(d.labels[0].p50_ms[0], Some(1.0));
+        let others = d.others.expect("labels past the first 16");
+        assert_eq!((others.label.as_str(), others.samples.iter().sum::<u64>()), ("other labels", 4));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::options::RunOptions;
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;
 use crate::compile::Graph;
-use crate::segment::Turns;
+use crate::segment::{Segment, Turns};
 use crate::sink::stats::Stats;
 use crate::sink::{drain, OutputReport, SinkSet};
 
@@ -76,7 +76,11 @@ pub async fn execute_with(
     options: RunOptions,
 ) -> Result<RunResult, StartError> {
     let cores = options.cores.clamp(1, MAX_CORES);
-    let runtimes = if cores > 1 { user_runtimes(cores)? } else { Vec::new() };
+    // The segment of each core, decided before any runtime starts; a segment too fine to split again runs
+    // on one core.
+    let parts: Vec<Segment> =
+        (0..cores).map(|c| options.segment.split(c, cores)).collect::<Result<_, _>>().unwrap_or_default();
+    let runtimes = if parts.len() > 1 { user_runtimes(parts)? } else { Vec::new() };
     let turns = Turns::new(options.segment, super::share(&graph, options.segment).of);
     let data = Arc::new(DataSources::open_segment(&graph.data, turns)?);
     graph.templates.deal_counters(turns);
@@ -93,7 +97,10 @@ pub async fn execute_with(
     };
     let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
     let drain = tokio::spawn(drain(rx, sinks, hurry));
-    let active = Arc::new(Active::new(graph.groups.len()));
+    let active = match options.active.clone() {
+        Some(a) if a.groups.len() == graph.groups.len() => a,
+        _ => Arc::new(Active::new(graph.groups.len())),
+    };
     let data_end = Arc::new(std::sync::OnceLock::new());
     let start_at = options.start_at;
     let cx = RunContext {
@@ -114,7 +121,7 @@ pub async fn execute_with(
     if runtimes.is_empty() {
         schedule(cx, None).await;
     } else {
-        spread(cx, runtimes).await;
+        spread(cx, runtimes).await?;
     }
     forward.abort();
     let drained = match drain.await {
@@ -129,38 +136,49 @@ pub async fn execute_with(
     Ok(RunResult { stats: drained.stats, outputs: drained.outputs, interrupted, wall, dropped, data_stop, waited })
 }
 
-/// One single-threaded runtime per core, made before anything is sent.
-fn user_runtimes(cores: u64) -> Result<Vec<Runtime>, StartError> {
-    (0..cores)
-        .map(|_| tokio::runtime::Builder::new_current_thread().enable_all().build())
-        .collect::<Result<_, _>>()
+/// One single-threaded runtime per core, with its segment, made before anything is sent.
+fn user_runtimes(parts: Vec<Segment>) -> Result<Vec<(Segment, Runtime)>, StartError> {
+    let cores = parts.len() as u64;
+    parts
+        .into_iter()
+        .map(|part| Ok((part, tokio::runtime::Builder::new_current_thread().enable_all().build()?)))
+        .collect::<Result<_, std::io::Error>>()
         .map_err(|source| StartError::Runtime { cores, source })
 }
 
-/// Runs the users on `runtimes`, each on its own thread with its part of the context's segment; the phases
-/// (setup, main, teardown) start together on every runtime.
-async fn spread(cx: RunContext, runtimes: Vec<Runtime>) {
-    let parts = runtimes.len() as u64;
+/// Runs the users on `runtimes`, each on a thread of its own with its segment; the phases (setup, main,
+/// teardown) start together on every runtime. Plain threads, not tokio's blocking pool: the pool's cap
+/// (512) would leave runtimes past it queued while the others wait for them at the phase barrier. Every
+/// thread is started before any user: a thread that cannot start stops the run before anything is sent.
+async fn spread(cx: RunContext, runtimes: Vec<(Segment, Runtime)>) -> Result<(), StartError> {
+    let cores = runtimes.len() as u64;
     let phases = Arc::new(Barrier::new(runtimes.len()));
-    let mut threads = tokio::task::JoinSet::new();
-    for (part, runtime) in (0..parts).zip(runtimes) {
-        let mut cx = cx.clone();
-        // Cannot fail: MAX_CORES times a segment count stays far below what a u64 holds.
-        let Ok(segment) = cx.segment.split(part, parts) else {
-            continue;
-        };
-        cx.segment = segment;
+    let mut threads = Vec::with_capacity(runtimes.len());
+    for (i, (segment, runtime)) in runtimes.into_iter().enumerate() {
+        let (go, work) = std::sync::mpsc::channel::<RunContext>();
+        let (done_tx, done) = tokio::sync::oneshot::channel::<()>();
         let phases = phases.clone();
-        threads.spawn_blocking(move || runtime.block_on(schedule(cx, Some(phases))));
+        let thread = std::thread::Builder::new().name(format!("planrun-users-{i}")).spawn(move || {
+            if let Ok(cx) = work.recv() {
+                runtime.block_on(schedule(cx, Some(phases)));
+            }
+            let _ = done_tx.send(());
+        });
+        let thread = thread.map_err(|source| StartError::Runtime { cores, source })?;
+        threads.push((thread, go, segment, done));
+    }
+    for (_, go, segment, _) in &threads {
+        let _ = go.send(RunContext { segment: *segment, ..cx.clone() });
     }
     drop(cx);
-    while let Some(done) = threads.join_next().await {
-        if let Err(e) = done {
-            if e.is_panic() {
-                std::panic::resume_unwind(e.into_panic());
-            }
+    for (thread, _, _, done) in threads {
+        // Err: the thread ended without saying so, which only a panic does; join hands the panic over.
+        let _ = done.await;
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
         }
     }
+    Ok(())
 }
 
 /// Waits until `at` (wall clock), or until the run is stopped.

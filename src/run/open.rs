@@ -10,7 +10,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::ramp::Arrivals;
-use super::scheduler::{stopped, Deal};
+use super::scheduler::{stopped, Active, Deal};
 use super::vuser::{RunContext, VirtualUser};
 use crate::plan::model::Stage;
 use crate::segment::Segment;
@@ -73,14 +73,15 @@ pub async fn open(
     };
     drop(cx);
     let arrivals = Arrivals::new(initial, &stages);
-    let done = dispatch(arrivals, here, Instant::from_std(start), max, stop, make, run).await;
-    active.dropped[group].fetch_add(done.dropped, Ordering::Relaxed);
+    dispatch(arrivals, here, Instant::from_std(start), max, stop, make, run, (active, group)).await;
 }
 
 /// Starts `run(worker, intended)` for each arrival of `here` (arrival `k`, from 1, is item `k - 1`) on an
 /// idle worker (made by `make`, at most `max`), or counts the arrival as dropped when every worker is busy.
 /// Each time it wakes it takes every arrival due by then, so a rate the machine cannot keep up with costs
-/// drops, not time: the schedule still ends at its end.
+/// drops, not time: the schedule still ends at its end. Arrivals and drops are also counted on the
+/// `tally`'s group as they happen, for the live outputs and the thresholds.
+#[allow(clippy::too_many_arguments)]
 pub async fn dispatch<W, F, Fut>(
     arrivals: Arrivals,
     here: Segment,
@@ -89,6 +90,7 @@ pub async fn dispatch<W, F, Fut>(
     mut stop: watch::Receiver<bool>,
     mut make: impl FnMut(u32) -> W,
     run: F,
+    tally: (Arc<Active>, usize),
 ) -> Dispatched
 where
     W: Send + 'static,
@@ -128,10 +130,14 @@ where
                 })
             });
             let Some(worker) = worker else {
-                out.dropped = out.dropped.saturating_add(here.share(k - 1, due - k + 1));
+                let dropped = here.share(k - 1, due - k + 1);
+                out.dropped = out.dropped.saturating_add(dropped);
+                tally.0.dropped[tally.1].fetch_add(dropped, Ordering::Relaxed);
+                tally.0.arrivals[tally.1].fetch_add(dropped, Ordering::Relaxed);
                 break;
             };
             out.started += 1;
+            tally.0.arrivals[tally.1].fetch_add(1, Ordering::Relaxed);
             let idle = idle.clone();
             let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| super::clock::after_tokio(start, o)));
             running.spawn(async move {
@@ -160,6 +166,10 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    fn tally() -> (Arc<Active>, usize) {
+        (Arc::new(Active::new(1)), 0)
+    }
+
     fn stage(ms: u64, rate: f64) -> Stage {
         Stage { duration: Duration::from_millis(ms), target: rate }
     }
@@ -180,7 +190,8 @@ mod tests {
             }
         };
         let done =
-            dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Segment::WHOLE, t0, 10, stop, |n| n, run).await;
+            dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Segment::WHOLE, t0, 10, stop, |n| n, run, tally())
+                .await;
         assert_eq!(done, Dispatched { started: 100, dropped: 0 });
         let starts = starts.lock().unwrap();
         assert_eq!(starts[0], Duration::from_millis(10));
@@ -201,7 +212,7 @@ mod tests {
                 }
             };
             let schedule = Arrivals::new(10.0, &[stage(1000, 50.0)]);
-            (dispatch(schedule, here, t0, 100, stop, |n| n, run), seen, tx)
+            (dispatch(schedule, here, t0, 100, stop, |n| n, run, tally()), seen, tx)
         };
         let (whole, seen, _tx) = intended_times(Segment::WHOLE);
         let whole_done = whole.await;
@@ -223,17 +234,28 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn busy_pool_drops_and_counts_arrivals() {
         let (_tx, stop) = watch::channel(false);
+        let tally = tally();
         // 100/s for 1 s, 2 workers, each iteration takes 95 ms: a worker frees every ~50 ms, so about
         // one arrival in five starts and the rest are dropped, never queued.
         let run = |w: u32, _| async move {
             tokio::time::sleep(Duration::from_millis(95)).await;
             w
         };
-        let done =
-            dispatch(Arrivals::new(100.0, &[stage(1000, 100.0)]), Segment::WHOLE, Instant::now(), 2, stop, |n| n, run)
-                .await;
+        let done = dispatch(
+            Arrivals::new(100.0, &[stage(1000, 100.0)]),
+            Segment::WHOLE,
+            Instant::now(),
+            2,
+            stop,
+            |n| n,
+            run,
+            tally.clone(),
+        )
+        .await;
         assert_eq!(done.started + done.dropped, 100);
         assert_eq!(done.started, 20);
+        assert_eq!(tally.0.dropped[0].load(Ordering::Relaxed), done.dropped, "counted as they happen");
+        assert_eq!(tally.0.arrivals[0].load(Ordering::Relaxed), 100);
     }
 
     #[tokio::test(start_paused = true)]
@@ -245,7 +267,9 @@ mod tests {
             let _ = tx.send(true);
         });
         let run = |w: u32, _| async move { w };
-        let done = dispatch(Arrivals::new(10.0, &[stage(10_000, 10.0)]), Segment::WHOLE, t0, 1, stop, |n| n, run).await;
+        let done =
+            dispatch(Arrivals::new(10.0, &[stage(10_000, 10.0)]), Segment::WHOLE, t0, 1, stop, |n| n, run, tally())
+                .await;
         assert_eq!(done.started, 5);
     }
 }

@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub http_debug: Option<HttpDebug>,
     /// Keep the first [`KEPT_BODY_LIMIT`] bytes of each failed response's body.
     pub failed_bodies: bool,
+    /// The counters of active users and dropped iterations to use, when the caller watches them too (the
+    /// live outputs); one for every group of the graph, else the run makes its own.
+    pub active: Option<std::sync::Arc<super::Active>>,
 }
 
 /// Which exchanges `--http-debug` shows, and how much of them.

@@ -45,8 +45,11 @@ pub struct Active {
     pub groups: Vec<AtomicU32>,
     /// In all groups.
     pub all: AtomicU32,
-    /// Open-model iterations that could not start because every thread of their pool was busy, per group.
+    /// Open-model iterations that could not start because every thread of their pool was busy, per group,
+    /// counted as they are dropped.
     pub dropped: Vec<AtomicU64>,
+    /// Open-model arrivals due so far, started or dropped, per group.
+    pub arrivals: Vec<AtomicU64>,
     /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
     pub waited: AtomicU64,
 }
@@ -58,6 +61,7 @@ impl Active {
             groups: (0..n).map(|_| AtomicU32::new(0)).collect(),
             all: AtomicU32::new(0),
             dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            arrivals: (0..n).map(|_| AtomicU64::new(0)).collect(),
             waited: AtomicU64::new(0),
         }
     }

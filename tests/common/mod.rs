@@ -729,3 +729,14 @@ pub fn rfc4180(text: &str) -> Vec<Vec<(String, bool)>> {
     }
     records
 }
+
+/// Headless Chromium's path: `PLANRUN_CHROMIUM`, else the first of Debian's and others' names on PATH.
+pub fn chromium() -> Option<String> {
+    if let Ok(path) = std::env::var("PLANRUN_CHROMIUM") {
+        return Some(path);
+    }
+    ["chromium", "chromium-browser", "google-chrome"].into_iter().find_map(|name| {
+        let found = Command::new("which").arg(name).stdout(Stdio::piped()).output().ok()?;
+        found.status.success().then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
+    })
+}
