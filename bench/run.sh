@@ -43,7 +43,8 @@
 # directory with every tool's raw output), PEERS (0 skips the comparison with wrk and oha, leaving the
 # `--cores` figures), CORES (0 skips the `--cores` figures), BASE (a planrun binary from before `--cores`,
 # for figure a; unset skips it), ALL_CPUS (the CPUs of figures b-d, default all), CALLGRIND (0 skips the
-# instruction counts), STALL (seconds, 2). Needs root for apt-get, or the tools already installed.
+# instruction counts), STALL (seconds, 2), PARTS (which `--cores` figures, "a b c d"; `PARTS=b` repeats the
+# generator-bound one alone, about 30 s a run). Needs root for apt-get, or the tools already installed.
 # Stops every process it starts, by PID, on exit. A generator that fails is reported in the table; the
 # exit status is non-zero only when a target cannot start or the script itself fails.
 set -euo pipefail
@@ -55,6 +56,7 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 BIG=${BIG:-19000}
 PEERS=${PEERS:-1}
 CORES=${CORES:-1}
+PARTS=" ${PARTS:-a b c d} "
 ALL_CPUS=${ALL_CPUS:-0-$(($(nproc) - 1))}
 STALL=${STALL:-2}
 CONNS=50
@@ -455,7 +457,7 @@ round() {
 }
 
 if ((CORES)); then
-  if [[ -n ${BASE:-} ]]; then
+  if [[ -n ${BASE:-} && $PARTS == *" a "* ]]; then
     for ((RUN = 1; RUN <= RUNS; RUN++)); do
       log "run $RUN/$RUNS: CPU per request, --cores 1 against BASE, $CONNS users, GET plan, core $CLIENT_CPU"
       round cost "$CONNS" "$NGINX_URL/" 0 base cores1
@@ -468,14 +470,17 @@ if ((CORES)); then
     fi
   fi
   for ((RUN = 1; RUN <= RUNS; RUN++)); do
+    [[ $PARTS == *" b "* ]] || break
     log "run $RUN/$RUNS: generator-bound JSON plan, $CONNS users on CPUs $ALL_CPUS, --cores 1 and $NCPU"
     round gen "$CONNS" "$NGINX_URL" 0 json-1 json-all json-seg
   done
   for ((RUN = 1; RUN <= RUNS; RUN++)); do
+    [[ $PARTS == *" c "* ]] || break
     log "run $RUN/$RUNS: 10,000 users on CPUs $ALL_CPUS, --cores 1 and $NCPU"
     round u10k 10000 "$NGINX_URL/" 2 users-1 users-all
   done
   for ((RUN = 1; RUN <= RUNS; RUN++)); do
+    [[ $PARTS == *" d "* ]] || break
     log "run $RUN/$RUNS: JTL to a FIFO whose reader stops for ${STALL} s, --cores 1 and $NCPU, and without a stop"
     for c in 1 "$NCPU"; do
       stall "stall.paused.c$c.$RUN" "$c" "$STALL"
@@ -564,7 +569,7 @@ if ((CORES)); then
     echo
     echo "$(nproc) CPUs, kernel $(uname -r); nginx on core $SERVER_CPU; planrun $("$PLANRUN" --version | awk '{ print $2 }'); median of $RUNS run(s) of ${DURATION} s;"
     echo "a ratio is the median over the runs of the ratio within one round (the tools of a round run one after the other, in turns)."
-    if [[ -n ${BASE:-} ]]; then
+    if [[ -n ${BASE:-} && $PARTS == *" a "* ]]; then
       echo
       echo "CPU per request, GET plan (bench/plans/throughput.yaml), $CONNS users, planrun on core $CLIENT_CPU:"
       echo
@@ -576,30 +581,38 @@ if ((CORES)); then
       echo
       echo "--cores 1 / BASE: CPU per request $(get cost.ratio.cores1.cpu) (median of $RUNS pairs; target <= 1.00), instructions per request $(ratio "$(get cg.cores1)" "$(get cg.base)")."
     fi
-    echo
-    echo "| figure (planrun on CPUs $ALL_CPUS) | --cores 1 | --cores $NCPU | ratio | target |"
-    echo "| --- | ---: | ---: | ---: | --- |"
-    cores_row "requests/s, JSON plan (~10 KB body), $CONNS users" gen json-1 json-all rps %.0f "" gen.ratio.json-all.rps ">= 1.6"
-    cores_row "CPU s / 10k requests, JSON plan" gen json-1 json-all cpu10k %.2f "" gen.ratio.json-all.cpu ""
-    cores_row "planrun CPU, % of one core, JSON plan" gen json-1 json-all cpu_pct %.0f % "" ""
-    echo "| requests/s, JSON plan, $NCPU processes (\`--segment I/$NCPU --cores 1\`), the same users | | $(fmt %.0f "$(get gen.json-seg.rps)") | $(fmt %.2f "$(get gen.ratio.json-seg.rps)") | |"
-    echo "| CPU s / 10k requests, JSON plan, $NCPU processes | | $(fmt %.2f "$(get gen.json-seg.cpu10k)") | $(fmt %.2f "$(get gen.ratio.json-seg.cpu)") | |"
-    echo "| CPU, % of one core, JSON plan, $NCPU processes | | $(fmt %.0f "$(get gen.json-seg.cpu_pct)")% | | |"
-    cores_row "nginx CPU, % of one core, JSON plan" gen json-1 json-all nginx_pct %.0f % "" ""
-    cores_row "peak RSS, 10,000 users (GET plan, ramp-up 2 s)" u10k users-1 users-all rss %.0f " MiB" "" "<= 300 MiB"
-    cores_row "requests/s, 10,000 users" u10k users-1 users-all rps %.0f "" u10k.ratio.users-all.rps ""
-    cores_row "failed samples, 10,000 users" u10k users-1 users-all errs %.0f "" "" ""
-    echo
-    echo "JTL to a FIFO whose reader (a \`cat\`) is stopped for ${STALL} s, 3 s into a $((STALL + 6)) s run of the GET plan ($CONNS users), and the same run without a stop:"
-    echo
-    echo "| figure | stopped, --cores 1 | stopped, --cores $NCPU | not stopped, --cores 1 | not stopped, --cores $NCPU |"
-    echo "| --- | ---: | ---: | ---: | ---: |"
-    stall_row "longest gap between request starts" gap %.0f " ms"
-    stall_row "... beginning (s into the run)" at %.1f " s"
-    stall_row "samples that waited for the writer" waited %.0f ""
-    stall_row "samples missing from the JTL" lost %.0f ""
-    stall_row "requests/s over the run" rps %.0f ""
-    [[ ! -s $WORK/fig.stall.failed ]] || echo "($(wc -l <"$WORK/fig.stall.failed") stall run(s) failed: see the log.)"
+    if [[ $PARTS == *" b "* || $PARTS == *" c "* ]]; then
+      echo
+      echo "| figure (planrun on CPUs $ALL_CPUS) | --cores 1 | --cores $NCPU | ratio | target |"
+      echo "| --- | ---: | ---: | ---: | --- |"
+    fi
+    if [[ $PARTS == *" b "* ]]; then
+      cores_row "requests/s, JSON plan (~10 KB body), $CONNS users" gen json-1 json-all rps %.0f "" gen.ratio.json-all.rps ">= 1.6"
+      cores_row "CPU s / 10k requests, JSON plan" gen json-1 json-all cpu10k %.2f "" gen.ratio.json-all.cpu ""
+      cores_row "planrun CPU, % of one core, JSON plan" gen json-1 json-all cpu_pct %.0f % "" ""
+      echo "| requests/s, JSON plan, $NCPU processes (\`--segment I/$NCPU --cores 1\`), the same users | | $(fmt %.0f "$(get gen.json-seg.rps)") | $(fmt %.2f "$(get gen.ratio.json-seg.rps)") | |"
+      echo "| CPU s / 10k requests, JSON plan, $NCPU processes | | $(fmt %.2f "$(get gen.json-seg.cpu10k)") | $(fmt %.2f "$(get gen.ratio.json-seg.cpu)") | |"
+      echo "| CPU, % of one core, JSON plan, $NCPU processes | | $(fmt %.0f "$(get gen.json-seg.cpu_pct)")% | | |"
+      cores_row "nginx CPU, % of one core, JSON plan" gen json-1 json-all nginx_pct %.0f % "" ""
+    fi
+    if [[ $PARTS == *" c "* ]]; then
+      cores_row "peak RSS, 10,000 users (GET plan, ramp-up 2 s)" u10k users-1 users-all rss %.0f " MiB" "" "<= 300 MiB"
+      cores_row "requests/s, 10,000 users" u10k users-1 users-all rps %.0f "" u10k.ratio.users-all.rps ""
+      cores_row "failed samples, 10,000 users" u10k users-1 users-all errs %.0f "" "" ""
+    fi
+    if [[ $PARTS == *" d "* ]]; then
+      echo
+      echo "JTL to a FIFO whose reader (a \`cat\`) is stopped for ${STALL} s, 3 s into a $((STALL + 6)) s run of the GET plan ($CONNS users), and the same run without a stop:"
+      echo
+      echo "| figure | stopped, --cores 1 | stopped, --cores $NCPU | not stopped, --cores 1 | not stopped, --cores $NCPU |"
+      echo "| --- | ---: | ---: | ---: | ---: |"
+      stall_row "longest gap between request starts" gap %.0f " ms"
+      stall_row "... beginning (s into the run)" at %.1f " s"
+      stall_row "samples that waited for the writer" waited %.0f ""
+      stall_row "samples missing from the JTL" lost %.0f ""
+      stall_row "requests/s over the run" rps %.0f ""
+      [[ ! -s $WORK/fig.stall.failed ]] || echo "($(wc -l <"$WORK/fig.stall.failed") stall run(s) failed: see the log.)"
+    fi
   } | tee -a "$WORK/table.md"
 fi
 
