@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # planrun against its peers (wrk, oha) on one machine, over loopback only.
 #
-#   bench/run.sh                       # everything, 3 runs of 10 s per figure (about 9 minutes)
+#   bench/run.sh                       # everything, 3 runs of 10 s per figure (about 14 minutes)
 #   RUNS=1 DURATION=5 bench/run.sh     # a quick check (about 3 minutes)
 #   PEERS=0 BASE=<planrun before --cores> bench/run.sh   # the `--cores` figures alone (about 8 minutes)
 #
