@@ -175,21 +175,14 @@ fn timeline_sections(body: &mut String, d: &ReportData) {
         if t.samples.is_empty() { "-".to_string() } else { utc(t.start_ms) }
     );
     let per_s = |v: &u64| Some(*v as f64 / interval_s);
-    let since = utc(t.start_ms);
-    let x_label = format!("time since {}", since.get(11..19).map_or(since.as_str(), |hms| hms));
-    let x_label = format!("{x_label} UTC");
+    let x_label = time_axis(t.start_ms);
     body.push_str("<section id=\"percentiles\"><h2>Response-time percentiles over time</h2>");
-    body.push_str(&line_chart(&LineChart {
-        title: "Response time percentiles",
-        y_label: "response time (ms)",
-        x_label: &x_label,
+    body.push_str(&percentile_chart(
+        "Response time percentiles",
+        &x_label,
         interval_s,
-        series: vec![
-            Series { name: "p50", color: PALETTE[0], values: t.p50_ms.clone() },
-            Series { name: "p90", color: PALETTE[1], values: t.p90_ms.clone() },
-            Series { name: "p99", color: PALETTE[3], values: t.p99_ms.clone() },
-        ],
-    }));
+        [&t.p50_ms, &t.p90_ms, &t.p99_ms],
+    ));
     body.push_str(&note);
     body.push_str("</section><section id=\"throughput\"><h2>Throughput and errors over time</h2>");
     body.push_str(&line_chart(&LineChart {
@@ -235,7 +228,7 @@ fn labels_over_time_section(body: &mut String, d: &ReportData) {
     }
     let interval_s = t.interval_ms as f64 / 1000.0;
     let since = utc(t.start_ms);
-    let x_label = format!("time since {} UTC", since.get(11..19).map_or(since.as_str(), |hms| hms));
+    let x_label = time_axis(t.start_ms);
     let per_s = |v: &u64| Some(*v as f64 / interval_s);
     let lines = |values: &dyn Fn(&LabelSeries) -> Vec<Option<f64>>| -> Vec<Series<'_>> {
         all.iter()
@@ -254,17 +247,7 @@ fn labels_over_time_section(body: &mut String, d: &ReportData) {
     body.push_str("</div>");
     for l in &all {
         let _ = write!(body, "<details><summary>{}: percentiles over time</summary>", escape(&l.label));
-        body.push_str(&line_chart(&LineChart {
-            title: &l.label,
-            y_label: "response time (ms)",
-            x_label: &x_label,
-            interval_s,
-            series: vec![
-                Series { name: "p50", color: PALETTE[0], values: l.p50_ms.clone() },
-                Series { name: "p90", color: PALETTE[1], values: l.p90_ms.clone() },
-                Series { name: "p99", color: PALETTE[3], values: l.p99_ms.clone() },
-            ],
-        }));
+        body.push_str(&percentile_chart(&l.label, &x_label, interval_s, [&l.p50_ms, &l.p90_ms, &l.p99_ms]));
         body.push_str("</details>");
     }
     let others = if t.others.is_some() {
@@ -279,6 +262,27 @@ fn labels_over_time_section(body: &mut String, d: &ReportData) {
         duration(interval_s),
         since
     );
+}
+
+/// The x axis of a chart over time: `time since HH:MM:SS UTC`.
+fn time_axis(start_ms: u64) -> String {
+    let since = utc(start_ms);
+    format!("time since {} UTC", since.get(11..19).map_or(since.as_str(), |hms| hms))
+}
+
+/// p50, p90 and p99 over time, one line each.
+fn percentile_chart(title: &str, x_label: &str, interval_s: f64, [p50, p90, p99]: [&Vec<Option<f64>>; 3]) -> String {
+    line_chart(&LineChart {
+        title,
+        y_label: "response time (ms)",
+        x_label,
+        interval_s,
+        series: vec![
+            Series { name: "p50", color: PALETTE[0], values: p50.clone() },
+            Series { name: "p90", color: PALETTE[1], values: p90.clone() },
+            Series { name: "p99", color: PALETTE[3], values: p99.clone() },
+        ],
+    })
 }
 
 fn codes_section(body: &mut String, rows: &[SummaryRow], total: &SummaryRow) {
