@@ -129,6 +129,7 @@ impl<R> RowLimit<R> {
     }
 
     /// The wrapped reader.
+    #[cfg(test)]
     pub fn get_ref(&self) -> &R {
         &self.inner
     }

@@ -7,26 +7,18 @@ use std::fmt;
 pub enum ImportError {
     /// The file is larger than planrun reads.
     #[error("the file is {size} bytes; planrun import reads plans of at most {limit} bytes")]
-    TooLarge {
-        /// Its size.
-        size: u64,
-        /// The limit.
-        limit: u64,
-    },
+    TooLarge { size: u64, limit: u64 },
     /// The bytes are not UTF-8.
     #[error("{line}:{column}: not UTF-8 text (JMeter saves plans as UTF-8)")]
     NotUtf8 {
         /// Line of the first byte that is not UTF-8.
         line: u32,
-        /// Its column.
         column: u32,
     },
     /// Not well-formed XML (a truncated file ends up here).
     #[error("{line}:{column}: not well-formed XML: {message}")]
     Xml {
-        /// Line.
         line: u32,
-        /// Column.
         column: u32,
         /// The parser's words.
         message: String,
@@ -36,18 +28,11 @@ pub enum ImportError {
         "{line}:{column}: the file declares a document type (<!DOCTYPE>); planrun import refuses DTDs and \
          entities, so nothing is expanded or fetched (JMeter never writes one)"
     )]
-    Dtd {
-        /// Line.
-        line: u32,
-        /// Column.
-        column: u32,
-    },
+    Dtd { line: u32, column: u32 },
     /// XML, but not a JMeter test plan.
     #[error("{line}:{column}: not a JMeter test plan: {found}")]
     NotJmeter {
-        /// Line.
         line: u32,
-        /// Column.
         column: u32,
         /// What was found instead.
         found: String,
@@ -55,23 +40,14 @@ pub enum ImportError {
     /// Saved by a JMeter version this converter does not know.
     #[error("{line}:{column}: saved by JMeter `{version}`; planrun import reads plans of JMeter 2.x to 5.x")]
     UnknownVersion {
-        /// Line.
         line: u32,
-        /// Column.
         column: u32,
         /// The `jmeter` attribute.
         version: String,
     },
     /// Elements nested deeper than any real plan.
     #[error("{line}:{column}: test elements nested more than {max} deep")]
-    TooDeep {
-        /// Line.
-        line: u32,
-        /// Column.
-        column: u32,
-        /// The limit.
-        max: usize,
-    },
+    TooDeep { line: u32, column: u32, max: usize },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),

@@ -19,7 +19,7 @@ pub mod xml;
 pub mod yaml;
 
 pub use convert::{Converted, Options};
-pub use error::{ImportError, Warning};
+pub use error::ImportError;
 
 /// The largest .jmx read: far beyond any real plan (a 300 KB plan is large), small enough to hold.
 pub const MAX_BYTES: u64 = 64 << 20;

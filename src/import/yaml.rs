@@ -21,9 +21,7 @@ pub enum Y {
 /// One key of a mapping, with the comment lines written above it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
-    /// The key.
     pub key: String,
-    /// The value.
     pub value: Y,
     /// Comment lines (without `#`).
     pub comments: Vec<String>,
@@ -33,7 +31,6 @@ pub struct Entry {
 /// comments (left where an element was dropped).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
-    /// The value.
     pub value: Option<Y>,
     /// Comment lines (without `#`).
     pub comments: Vec<String>,

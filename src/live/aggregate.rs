@@ -64,7 +64,6 @@ pub struct LabelSecond {
 /// Failed samples of one label with one responseCode and responseMessage, in one second.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorCount {
-    /// The label.
     pub label: Arc<str>,
     /// JTL responseCode.
     pub code: String,

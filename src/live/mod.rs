@@ -15,9 +15,8 @@ mod remote_write;
 mod sender;
 mod spec;
 
-pub use aggregate::{Aggregator, Figures, LabelSecond, Second, Users, PERCENTILES};
+pub use aggregate::{Aggregator, LabelSecond, Second};
 pub use observer::{LiveObserver, SecondWatcher};
-pub use sender::QUEUE_POINTS;
 pub use spec::{Endpoint, OutputKind, OutputSpec, SpecError, KINDS};
 
 use std::sync::atomic::Ordering;
@@ -127,11 +126,6 @@ impl Live {
     /// The observer to add to the run's sinks.
     pub fn observer(&self) -> LiveObserver {
         LiveObserver { shared: self.shared.clone() }
-    }
-
-    /// Whether there is any output.
-    pub fn is_empty(&self) -> bool {
-        self.senders.is_empty()
     }
 
     /// The run is over: closes the last second, lets each output send what it holds for up to `grace`,

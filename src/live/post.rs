@@ -24,7 +24,6 @@ pub enum Answer {
     Accepted,
     /// Another status, with the start of the body: retried when `retry`.
     Refused {
-        /// The status.
         status: u16,
         /// Worth trying again (5xx, 429).
         retry: bool,

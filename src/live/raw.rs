@@ -17,7 +17,6 @@ pub struct RawSample {
     pub connect_us: u64,
     /// Passed.
     pub success: bool,
-    /// The label.
     pub label: Arc<str>,
     /// The thread group's name.
     pub group: Arc<str>,

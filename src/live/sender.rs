@@ -125,7 +125,6 @@ pub struct Encoding {
 
 /// A sender thread's handle.
 pub struct Sender {
-    /// Its queue.
     pub queue: Arc<Queue>,
     /// Set when the run is over: retries stop at this instant.
     pub deadline: Arc<OnceLock<Instant>>,

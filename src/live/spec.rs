@@ -78,7 +78,6 @@ impl OutputSpec {
 /// Where an output writes, ready to use.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// The kind.
     pub kind: OutputKind,
     /// The URL requests go to, without credentials.
     pub write_url: String,

@@ -10,14 +10,10 @@ use crate::report::results::ResultsError;
 pub enum MergeError {
     /// An input does not exist.
     #[error("{path}: no such file")]
-    Missing {
-        /// The input.
-        path: String,
-    },
+    Missing { path: String },
     /// An input is a directory, a FIFO, a device...: merge reads regular files.
     #[error("{path} is not a regular file (it is {kind}); merge reads result files")]
     NotRegular {
-        /// The input.
         path: String,
         /// What it is, for the message ("a directory").
         kind: &'static str,
@@ -32,10 +28,7 @@ pub enum MergeError {
     },
     /// The output is one of the inputs.
     #[error("the output {path} is also an input; write the merged rows to another file")]
-    OutputIsInput {
-        /// The output.
-        path: String,
-    },
+    OutputIsInput { path: String },
     /// An input cannot be read, or holds a record that cannot be read.
     #[error(transparent)]
     Read(#[from] ResultsError),
@@ -68,11 +61,9 @@ pub enum MergeError {
          plan (or another version of it)"
     )]
     ForeignLabel {
-        /// The input.
         path: String,
         /// The row's line.
         line: u64,
-        /// The label.
         label: String,
         /// The plan file.
         plan: String,
@@ -80,7 +71,6 @@ pub enum MergeError {
     /// The merged file cannot be written.
     #[error("cannot write {path}: {source}")]
     Output {
-        /// The output.
         path: String,
         /// Why.
         #[source]
@@ -88,14 +78,10 @@ pub enum MergeError {
     },
     /// Stopped by a signal; nothing was written.
     #[error("interrupted: {path} was not written")]
-    Interrupted {
-        /// The output.
-        path: String,
-    },
+    Interrupted { path: String },
     /// planrun failed inside the merge (a bug).
     #[error("planrun failed while merging {path}: {what} (a bug, please report it)")]
     Internal {
-        /// The input.
         path: String,
         /// What happened.
         what: String,
@@ -106,25 +92,17 @@ pub enum MergeError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Warning {
     /// An input without a byte of content: skipped.
-    Empty {
-        /// The input.
-        path: String,
-    },
+    Empty { path: String },
     /// The file ends inside its header line: it holds no row. Skipped.
-    CutHeader {
-        /// The input.
-        path: String,
-    },
+    CutHeader { path: String },
     /// The file ends inside its last row (the run writing it was cut off): that row is left out.
     CutRow {
-        /// The input.
         path: String,
         /// The line the row starts on.
         line: u64,
     },
     /// Rows that came too far behind rows that started after them to be put in order (see [`super`]).
     Late {
-        /// The input.
         path: String,
         /// How many.
         rows: u64,

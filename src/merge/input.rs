@@ -60,7 +60,6 @@ pub struct Header {
 pub struct Job {
     /// The file, opened (a regular file).
     pub file: File,
-    /// Its path.
     pub path: PathBuf,
     /// The window's budget, bytes.
     pub budget: usize,

@@ -75,7 +75,6 @@ impl Default for MergeOptions {
 /// What one input gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputCount {
-    /// The input.
     pub path: PathBuf,
     /// Its rows in the merged file.
     pub rows: u64,

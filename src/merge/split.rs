@@ -73,6 +73,7 @@ impl<R: Read> Splitter<R> {
     }
 
     /// The longest record to read, instead of [`MAX_RECORD`].
+    #[cfg(test)]
     pub fn with_limit(mut self, bytes: usize) -> Self {
         self.limit = bytes;
         self

@@ -6,7 +6,7 @@ mod decode;
 mod duplicates;
 mod load;
 pub mod model;
-pub mod node;
+pub(crate) mod node;
 mod outputs;
 mod overrides;
 #[cfg(test)]

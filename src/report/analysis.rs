@@ -18,7 +18,6 @@ pub const TOP_FAILURES: usize = 25;
 pub struct Analysis {
     /// The file read, as named.
     pub source: String,
-    /// Its format.
     pub format: Format,
     /// Per label and TOTAL, as the run's summary.
     pub stats: Stats,

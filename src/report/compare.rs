@@ -47,8 +47,6 @@ pub const METHOD: &str = "two-sided Mann-Whitney U test (normal approximation, t
 pub struct Side {
     /// The file, as named.
     pub name: String,
-    /// Its format.
-    pub format: Format,
     /// Per label and TOTAL.
     pub summary: SummaryFile,
     samples: Option<(Stats, Reservoirs)>,
@@ -62,7 +60,7 @@ impl Side {
         let name = path.display().to_string();
         if sniff(path)? == Format::SummaryJson {
             let summary = SummaryFile::read(path)?;
-            return Ok(Side::new(name, Format::SummaryJson, summary, None));
+            return Ok(Side::new(name, summary, None));
         }
         let mut reader = ResultsReader::open(path)?;
         let mut stats = Stats::with_resolution_us(reader.resolution_us());
@@ -72,12 +70,12 @@ impl Side {
             reservoirs.offer(&r.label, r.elapsed_us, r.transaction);
         }
         let summary = SummaryFile::new(&stats);
-        Ok(Side::new(name, reader.format(), summary, Some((stats, reservoirs))))
+        Ok(Side::new(name, summary, Some((stats, reservoirs))))
     }
 
-    fn new(name: String, format: Format, summary: SummaryFile, samples: Option<(Stats, Reservoirs)>) -> Self {
+    fn new(name: String, summary: SummaryFile, samples: Option<(Stats, Reservoirs)>) -> Self {
         let index = summary.labels.iter().enumerate().map(|(i, r)| (r.label.clone(), i)).collect();
-        Side { name, format, summary, samples, index }
+        Side { name, summary, samples, index }
     }
 
     fn reservoir(&self, label: &str) -> Option<&[u64]> {

@@ -49,6 +49,7 @@ impl Reservoir {
     }
 
     /// How many values were offered.
+    #[cfg(test)]
     pub fn seen(&self) -> u64 {
         self.seen
     }

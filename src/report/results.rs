@@ -78,7 +78,6 @@ pub enum ResultsError {
     /// The file could not be opened or read.
     #[error("cannot read {path}: {source}")]
     Io {
-        /// The file.
         path: String,
         /// Why.
         #[source]
@@ -86,17 +85,13 @@ pub enum ResultsError {
     },
     /// Nothing in the file.
     #[error("{path}: empty file: no header and no samples")]
-    Empty {
-        /// The file.
-        path: String,
-    },
+    Empty { path: String },
     /// The first line names no JTL column.
     #[error(
         "{path}: the first line is not a JTL header ({reason}); planrun finds the columns by their names, so it \
          needs the header line JMeter writes with jmeter.save.saveservice.print_field_names=true"
     )]
     NoHeader {
-        /// The file.
         path: String,
         /// What the line looks like instead.
         reason: String,
@@ -104,7 +99,6 @@ pub enum ResultsError {
     /// The header lacks columns the report cannot do without.
     #[error("{path}: {}", missing_message(missing, found))]
     MissingColumns {
-        /// The file.
         path: String,
         /// The required columns not in the header, in [`REQUIRED_COLUMNS`] order.
         missing: Vec<String>,
@@ -114,7 +108,6 @@ pub enum ResultsError {
     /// A record that cannot be read.
     #[error("{path}:{line}: {message}")]
     BadRow {
-        /// The file.
         path: String,
         /// The line the record starts on, from 1.
         line: u64,
@@ -123,10 +116,7 @@ pub enum ResultsError {
     },
     /// A summary JSON where samples were needed.
     #[error("{path} is a summary JSON: it holds statistics, not samples; give the run's JTL or JSON lines file")]
-    SummaryOnly {
-        /// The file.
-        path: String,
-    },
+    SummaryOnly { path: String },
 }
 
 fn missing_message(missing: &[String], found: &[String]) -> String {
@@ -148,7 +138,6 @@ pub struct Record<'a> {
     pub start_ms: u64,
     /// Elapsed time, µs (a JTL's whole ms times 1000).
     pub elapsed_us: u64,
-    /// The label.
     pub label: Cow<'a, str>,
     /// The response code as written.
     pub response_code: Cow<'a, str>,

@@ -9,7 +9,6 @@ pub const SHEET_ROWS: u64 = 1 << 20;
 /// A JTL with more sample rows than fit under its header in one sheet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TooManyRows {
-    /// The JTL.
     pub path: String,
     /// Its sample rows (records; a quoted field with line breaks is still one row).
     pub rows: u64,

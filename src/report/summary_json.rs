@@ -65,6 +65,7 @@ impl SummaryFile {
     }
 
     /// Writes the file, creating its parent directories.
+    #[cfg(test)]
     pub fn write(&self, path: &Path) -> io::Result<()> {
         write_file(path, self.to_json().as_bytes())
     }

@@ -8,7 +8,6 @@ use crate::template::Tpl;
 
 /// What assertions and extractors can see of a sample.
 pub struct Observed<'a> {
-    /// The response.
     pub response: &'a Response,
     /// The sample's elapsed time in ms.
     pub elapsed_ms: u64,

@@ -14,7 +14,7 @@ mod extract;
 pub mod http;
 mod open;
 mod options;
-pub mod ramp;
+pub(crate) mod ramp;
 mod scheduler;
 mod share;
 mod vuser;

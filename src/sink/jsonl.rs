@@ -104,6 +104,7 @@ impl JsonlSink<File> {
 
 impl<W: Write> JsonlSink<W> {
     /// Writes JSON lines to any writer; `name` names it in errors.
+    #[cfg(test)]
     pub fn new(writer: W, name: impl Into<String>) -> Result<Self, SinkError> {
         Ok(JsonlSink { file: RecordFile::new(writer, name.into(), b"")?, text: RowText::default(), bodies: false })
     }
@@ -116,6 +117,7 @@ impl<W: Write> JsonlSink<W> {
     }
 
     /// Flushes and returns the writer.
+    #[cfg(test)]
     pub fn into_inner(self) -> Result<W, SinkError> {
         self.file.into_inner()
     }

@@ -2,16 +2,16 @@
 //! runtime, and hands each batch to one writer thread per output, so a slow or stalled output never blocks
 //! the runtime that times the requests.
 
-pub mod bodies;
+pub(crate) mod bodies;
 mod drain;
-pub mod file;
-pub mod jsonl;
+pub(crate) mod file;
+pub(crate) mod jsonl;
 pub mod jtl;
 mod observe;
-pub mod stats;
+pub(crate) mod stats;
 #[cfg(test)]
 mod sub_results_tests;
-pub mod timestamp;
+pub(crate) mod timestamp;
 mod writer;
 
 pub use drain::{drain, Drained, OutputReport, SinkSet, GRACE};

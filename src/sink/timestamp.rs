@@ -51,9 +51,7 @@ pub enum PatternError {
     /// A pattern letter planrun does not write.
     #[error("pattern letter `{letter}` in `{pattern}` is not supported{hint}")]
     Letter {
-        /// The pattern.
         pattern: String,
-        /// The letter.
         letter: char,
         /// What to write instead.
         hint: String,

@@ -18,8 +18,6 @@ mod server;
 #[cfg(test)]
 mod tests;
 
-pub use config::{load, parse, StubConfig, MAX_WORKERS};
+pub use config::load;
 pub use error::StubError;
-pub use latency::Latency;
-pub use route::{ErrorRate, QueryParam, QueryValue, Route};
 pub use server::{start, StubHandle};

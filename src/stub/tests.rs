@@ -11,6 +11,7 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use super::config::{parse, StubConfig};
 use super::*;
 
 const ANY_PORT: &str = "127.0.0.1:0";
@@ -213,7 +214,7 @@ fn durations_take_the_plan_grammar() {
     let latency = parse(yaml, Path::new("test.yaml")).expect("fractions are durations").routes[0].latency;
     assert_eq!(
         latency,
-        Some(crate::stub::Latency::Uniform { min: Duration::from_micros(500), max: Duration::from_millis(1250) })
+        Some(super::latency::Latency::Uniform { min: Duration::from_micros(500), max: Duration::from_millis(1250) })
     );
 }
 
