@@ -19,6 +19,7 @@ pub mod limits;
 pub mod live;
 pub mod mask;
 pub mod merge;
+pub mod metric;
 pub mod pipeline;
 pub mod plan;
 pub mod report;

@@ -7,6 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use regex::Regex;
 
+use crate::metric::Metric;
 use crate::source::Span;
 use crate::template::{Shared, Templates, Tpl};
 
@@ -538,29 +539,6 @@ pub struct Threshold {
     pub abort_on_fail: bool,
     /// How long to wait before checking it while running.
     pub delay: Duration,
-}
-
-/// What a threshold measures.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Metric {
-    /// Mean response time.
-    Mean,
-    /// Fastest response.
-    Min,
-    /// Slowest response.
-    Max,
-    /// A percentile of response times.
-    Percentile(f64),
-    /// Failed samples over all samples.
-    ErrorRate,
-    /// Samples per second.
-    Throughput,
-    /// Number of samples.
-    Samples,
-    /// Open-model iterations dropped (every thread of their group busy), counted.
-    Dropped,
-    /// Open-model iterations dropped, over the arrivals due.
-    DroppedRate,
 }
 
 /// A comparison.
