@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod compile;
 pub mod dashboard;
+pub mod data_set;
 pub mod diag;
 pub mod duration;
 pub mod files;

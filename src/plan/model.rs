@@ -487,6 +487,12 @@ pub struct DataSet {
     pub on_eof: OnEof,
     /// Number of data rows (counted at load time, without keeping them).
     pub rows: u64,
+    /// The file's length at load time: the run reads no further (rows appended later are not read).
+    pub len: u64,
+    /// The byte offset of the first data row (after the byte order mark and the header row).
+    pub first_row: u64,
+    /// The byte offset of every data row, for a random set's draws (`None` for the other modes).
+    pub starts: Option<Arc<[u64]>>,
 }
 
 /// Which row comes next.

@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::catch::catch;
 use super::check::{check, truthy, Observed};
-use super::data::{DataSources, UserCursors};
+use super::data_sources::{DataSources, UserCursors};
 use super::extract::extract;
 use super::http::{Client, How, Recorded};
 use super::options::{RunOptions, Wants};
