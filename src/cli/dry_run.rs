@@ -79,8 +79,13 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                     break;
                 }
                 shown += 1;
-                let _ =
-                    writeln!(out, "\n### {} {}-1, iteration {iteration}: {}", group.name, group.number, node.step.name);
+                let _ = writeln!(
+                    out,
+                    "\n### {} {}-1, iteration {iteration}: {}",
+                    group.name,
+                    Graph::group_number(gi),
+                    node.step.name
+                );
                 let error = match wire::render(graph, node, &scope, |_| None) {
                     // The check the HTTP client makes before sending (`run/http/client.rs`).
                     Ok(w) => match http::Uri::try_from(w.target.path_and_query()) {

@@ -5,15 +5,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::HeaderName;
 use regex::Regex;
 
 use crate::metric::Metric;
 use crate::source::Span;
 use crate::template::{Shared, Templates, Tpl};
 
-/// A plan ready to compile.
+/// A plan ready to compile; its groups' steps are `S`: [`Step`]s as validated, or their compiled form.
 #[derive(Debug)]
-pub struct Plan {
+pub struct Plan<S = Step> {
     /// The plan's name (used in the default results file name).
     pub name: String,
     /// What the plan is for.
@@ -39,7 +40,43 @@ pub struct Plan {
     /// What is masked as `***` in dry-run output and results.
     pub secrets: Secrets,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
-    pub groups: Vec<ThreadGroup>,
+    pub groups: Vec<ThreadGroup<S>>,
+}
+
+impl<S> Plan<S> {
+    /// The same plan, every group's steps made into `T`s by `f`, group by group in order.
+    pub fn map_steps<T>(self, mut f: impl FnMut(Vec<S>) -> Vec<T>) -> Plan<T> {
+        let groups = self
+            .groups
+            .into_iter()
+            .map(|g| ThreadGroup {
+                name: g.name,
+                phase: g.phase,
+                load: g.load,
+                threads: g.threads,
+                ramp_up: g.ramp_up,
+                loops: g.loops,
+                duration: g.duration,
+                think_time: g.think_time,
+                steps: f(g.steps),
+            })
+            .collect();
+        Plan {
+            name: self.name,
+            description: self.description,
+            seed: self.seed,
+            seed_drawn: self.seed_drawn,
+            templates: self.templates,
+            shared: self.shared,
+            defaults: self.defaults,
+            variables: self.variables,
+            data: self.data,
+            thresholds: self.thresholds,
+            outputs: self.outputs,
+            secrets: self.secrets,
+            groups,
+        }
+    }
 }
 
 /// When a group runs.
@@ -61,7 +98,7 @@ pub struct Defaults {
     /// Whole-request timeout (connect, send, receive).
     pub timeout: Duration,
     /// Headers sent with every request (a request's own headers of the same name win).
-    pub headers: Vec<(String, Tpl)>,
+    pub headers: Vec<(HeaderName, Tpl)>,
     /// Follow 3xx redirects within one sample.
     pub follow_redirects: bool,
     /// Each virtual user keeps a cookie jar.
@@ -111,9 +148,9 @@ pub struct Stage {
     pub target: f64,
 }
 
-/// A thread group: virtual users running the same steps.
+/// A thread group: virtual users running the same steps (`S`: [`Step`]s, or their compiled form).
 #[derive(Debug)]
-pub struct ThreadGroup {
+pub struct ThreadGroup<S = Step> {
     /// The group's name (threadName prefix).
     pub name: Arc<str>,
     /// When it runs.
@@ -131,7 +168,7 @@ pub struct ThreadGroup {
     /// Pause after each request.
     pub think_time: Think,
     /// What each iteration does.
-    pub steps: Vec<Step>,
+    pub steps: Vec<S>,
 }
 
 /// A pause.
@@ -250,8 +287,8 @@ pub struct RequestStep {
     pub url: Tpl,
     /// Query parameters appended to the URL, in order.
     pub query: Vec<(String, Tpl)>,
-    /// Request headers (defaults merged in).
-    pub headers: Vec<(String, Tpl)>,
+    /// Request headers (defaults merged in), their names checked and parsed once.
+    pub headers: Vec<(HeaderName, Tpl)>,
     /// The body.
     pub body: Body,
     /// Overrides `defaults.timeout`.
