@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod compile;
 pub(crate) mod dashboard;
+pub(crate) mod data_set;
 pub(crate) mod diag;
 pub(crate) mod duration;
 pub(crate) mod files;
@@ -19,6 +20,7 @@ pub(crate) mod limits;
 pub(crate) mod live;
 pub(crate) mod mask;
 pub(crate) mod merge;
+pub(crate) mod metric;
 pub mod pipeline;
 pub mod plan;
 pub(crate) mod report;

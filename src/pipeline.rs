@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::compile::{compile, CompileError, Graph};
+use crate::compile::{compile, Graph};
 use crate::diag::Warnings;
 use crate::plan::{LoadOptions, PlanError, PlanFile};
 use crate::stub::{StubError, StubHandle};
@@ -29,9 +29,6 @@ pub enum LoadError {
     /// The plan's stub is unreadable, invalid, or could not listen.
     #[error(transparent)]
     Stub(#[from] StubError),
-    /// The plan could not be compiled.
-    #[error(transparent)]
-    Compile(#[from] CompileError),
     /// The plan's TLS files cannot be used (not PEM, a key that does not match its certificate).
     #[error("defaults.tls: {0}")]
     Tls(#[from] crate::run::http::TlsError),
@@ -69,7 +66,7 @@ pub async fn load(
         }
     }
     let plan = file.validate(&opts)?;
-    let graph = compile(plan)?;
+    let graph = compile(plan);
     if graph.defaults.tls != Default::default() {
         // Checked once here so that a bad certificate or key stops the run before anything is sent.
         crate::run::http::tls_config(&graph.defaults.tls)?;

@@ -188,8 +188,8 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_name = "PCT")]
     pub fail_if_slower: Option<f64>,
     /// The figure --fail-if-slower watches: min, mean, p50, p90, p95, p99, p99.9, max or throughput.
-    #[arg(long, default_value = "p95", value_parser = str::parse::<crate::report::compare::Metric>)]
-    pub metric: crate::report::compare::Metric,
+    #[arg(long, default_value = "p95", value_parser = crate::report::compare::watched_metric)]
+    pub metric: crate::metric::Metric,
 }
 
 #[derive(Debug, Args)]

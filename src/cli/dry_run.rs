@@ -19,7 +19,7 @@ use crate::diag::{render, Diagnostics};
 use crate::pipeline::StubMode;
 use crate::plan::model::{DataMode, DataScope, OnEof};
 use crate::plan::LoadOptions;
-use crate::run::data::DataSources;
+use crate::run::data_sources::DataSources;
 use crate::run::{user_masks, user_scope, wire};
 use crate::source::Source;
 use crate::template::Scope;
@@ -79,8 +79,13 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                     break;
                 }
                 shown += 1;
-                let _ =
-                    writeln!(out, "\n### {} {}-1, iteration {iteration}: {}", group.name, group.number, node.step.name);
+                let _ = writeln!(
+                    out,
+                    "\n### {} {}-1, iteration {iteration}: {}",
+                    group.name,
+                    Graph::group_number(gi),
+                    node.step.name
+                );
                 let error = match wire::render(graph, node, &scope, |_| None) {
                     // The check the HTTP client makes before sending (`run/http/client.rs`).
                     Ok(w) => match http::Uri::try_from(w.target.path_and_query()) {
@@ -127,7 +132,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
 
 /// The plan's data sets, each opened to be read from its first row whatever its mode: a dry run shows every
 /// request with the first row of each set.
-fn first_rows(graph: &Graph) -> Result<DataSources, crate::run::data::DataError> {
+fn first_rows(graph: &Graph) -> Result<DataSources, crate::run::data_sources::DataError> {
     let sets: Vec<_> = graph
         .data
         .iter()

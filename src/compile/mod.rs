@@ -1,75 +1,49 @@
-//! The execution graph: a validated plan compiled once into the immutable form virtual users run.
+//! The execution graph: a validated plan compiled once into the form virtual users run.
+//!
+//! The plan is kept as it is (its settings, groups, data sets and thresholds are the run's); compiling makes
+//! only what execution needs on top: each group's steps as [`StepNode`]s (a request's header values made
+//! once when they are fixed text, its query names encoded once, whether its body must be kept; a random
+//! block's cumulative weights; an id per `once` block), the base URL split once, and the masks of the secret
+//! properties. It cannot fail: everything it reads was checked by validation (header names were parsed
+//! there, once).
 
 pub mod target;
 
+use std::ops::Deref;
 use std::sync::Arc;
-use std::time::Duration;
 
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
 use crate::mask::Masks;
-use crate::plan::model::{
-    Assertion, Check, DataSet, Defaults, ExtractFrom, Load, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold,
-};
-use crate::template::{Shared, Templates, Tpl};
+use crate::plan::model::{Assertion, Body, Check, ExtractFrom, Plan, RequestStep, Step, Think};
+use crate::template::Tpl;
 use target::Base;
 
-/// Everything a run needs, shared by every virtual user.
+/// Everything a run needs, shared by every virtual user: the plan, its steps compiled. It reads as the plan
+/// (`graph.groups`, `graph.defaults`...).
 #[derive(Debug)]
 pub struct Graph {
-    /// The plan's name.
-    pub name: String,
-    /// The run's seed.
-    pub seed: u64,
-    /// True when the seed was drawn at random (the run prints it).
-    pub seed_drawn: bool,
-    /// The compiled templates.
-    pub templates: Templates,
-    /// Properties and the stub's address.
-    pub shared: Arc<Shared>,
-    /// Per-user variables, rendered in order when a virtual user starts.
-    pub variables: Vec<(Arc<str>, Tpl)>,
-    /// CSV data sets.
-    pub data: Vec<DataSet>,
-    /// Pass/fail criteria.
-    pub thresholds: Vec<Threshold>,
-    /// Live outputs the run streams its figures to (the plan's `outputs:`).
-    pub outputs: Vec<crate::live::OutputSpec>,
-    /// What is masked in dry-run output and results.
-    pub secrets: Secrets,
+    /// The validated plan, each group's steps compiled.
+    pub plan: Plan<StepNode>,
     /// The secret properties' masks, made once: every user's when the plan has no secret variables.
     pub masks: Masks,
-    /// Request settings every step inherits.
-    pub defaults: Defaults,
-    /// The base URL, parsed.
+    /// The base URL, split once.
     pub base: Option<Base>,
-    /// The thread groups.
-    pub groups: Vec<GroupGraph>,
 }
 
-/// One thread group, compiled.
-#[derive(Debug)]
-pub struct GroupGraph {
-    /// The group's name.
-    pub name: Arc<str>,
-    /// Its number in the plan, from 1.
-    pub number: u32,
-    /// How the group makes load.
-    pub load: Load,
-    /// Virtual users (closed), the most at once (closed stages) or the pool size (open).
-    pub threads: u32,
-    /// When the group runs.
-    pub phase: Phase,
-    /// Start the users evenly over this time.
-    pub ramp_up: Duration,
-    /// Iterations per user, if bounded.
-    pub loops: Option<u64>,
-    /// Run time of the group, if bounded.
-    pub duration: Option<Duration>,
-    /// Pause after each request.
-    pub think_time: Think,
-    /// The steps of one iteration.
-    pub steps: Vec<StepNode>,
+impl Deref for Graph {
+    type Target = Plan<StepNode>;
+
+    fn deref(&self) -> &Plan<StepNode> {
+        &self.plan
+    }
+}
+
+impl Graph {
+    /// The number of the group at `index` of `groups`, from 1, as thread names show it.
+    pub fn group_number(index: usize) -> u32 {
+        u32::try_from(index + 1).unwrap_or(u32::MAX)
+    }
 }
 
 /// A step, compiled.
@@ -182,132 +156,81 @@ pub struct HeaderNode {
     pub fixed: Option<HeaderValue>,
 }
 
-/// A plan whose parts cannot run.
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    /// A header name is not valid HTTP.
-    #[error("step `{step}`: `{name}` is not a valid header name")]
-    HeaderName {
-        /// The step.
-        step: String,
-        /// The name.
-        name: String,
-    },
-}
-
 /// Compiles a validated plan into an execution graph.
-pub fn compile(plan: Plan) -> Result<Graph, CompileError> {
+pub fn compile(plan: Plan) -> Graph {
     let base = plan.defaults.base_url.as_deref().and_then(|u| Base::parse(u).ok());
-    let templates = plan.templates;
-    let groups = plan
-        .groups
-        .into_iter()
-        .enumerate()
-        .map(|(i, g)| group(g, i as u32 + 1, &mut StepCx { once_ids: 0 }))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Graph {
-        name: plan.name,
-        seed: plan.seed,
-        seed_drawn: plan.seed_drawn,
-        templates,
-        shared: plan.shared,
-        variables: plan.variables,
-        data: plan.data,
-        thresholds: plan.thresholds,
-        outputs: plan.outputs,
-        masks: Masks::new(plan.secrets.values.iter().map(String::as_str)),
-        secrets: plan.secrets,
-        defaults: plan.defaults,
-        base,
-        groups,
-    })
-}
-
-fn group(g: ThreadGroup, number: u32, cx: &mut StepCx) -> Result<GroupGraph, CompileError> {
-    let steps = steps(g.steps, cx)?;
-    Ok(GroupGraph {
-        phase: g.phase,
-        name: g.name,
-        number,
-        load: g.load,
-        threads: g.threads,
-        ramp_up: g.ramp_up,
-        loops: g.loops,
-        duration: g.duration,
-        think_time: g.think_time,
-        steps,
-    })
+    let masks = Masks::new(plan.secrets.values.iter().map(String::as_str));
+    let mut cx = StepCx { once_ids: 0 };
+    let plan = plan.map_steps(|steps| compile_steps(steps, &mut cx));
+    Graph { plan, masks, base }
 }
 
 struct StepCx {
     once_ids: usize,
 }
 
-fn steps(steps: Vec<Step>, cx: &mut StepCx) -> Result<Vec<StepNode>, CompileError> {
+fn compile_steps(steps: Vec<Step>, cx: &mut StepCx) -> Vec<StepNode> {
     steps.into_iter().map(|s| step(s, cx)).collect()
 }
 
-fn step(s: Step, cx: &mut StepCx) -> Result<StepNode, CompileError> {
-    Ok(match s {
+fn step(s: Step, cx: &mut StepCx) -> StepNode {
+    match s {
         Step::Think(t) => StepNode::Think(t),
-        Step::Transaction { name, steps: inner } => StepNode::Transaction { name, steps: steps(inner, cx)? },
+        Step::Transaction { name, steps } => StepNode::Transaction { name, steps: compile_steps(steps, cx) },
         Step::If { cond, then, otherwise } => {
-            StepNode::If { cond, then: steps(then, cx)?, otherwise: steps(otherwise, cx)? }
+            StepNode::If { cond, then: compile_steps(then, cx), otherwise: compile_steps(otherwise, cx) }
         }
-        Step::Loop { count, steps: inner } => StepNode::Loop { count, steps: steps(inner, cx)? },
-        Step::While { cond, max, steps: inner } => StepNode::While { cond, max, steps: steps(inner, cx)? },
-        Step::ForEach { list, var, steps: inner } => StepNode::ForEach { list, var, steps: steps(inner, cx)? },
-        Step::Once(inner) => {
+        Step::Loop { count, steps } => StepNode::Loop { count, steps: compile_steps(steps, cx) },
+        Step::While { cond, max, steps } => StepNode::While { cond, max, steps: compile_steps(steps, cx) },
+        Step::ForEach { list, var, steps } => StepNode::ForEach { list, var, steps: compile_steps(steps, cx) },
+        Step::Once(steps) => {
             cx.once_ids += 1;
-            StepNode::Once { id: cx.once_ids, steps: steps(inner, cx)? }
+            StepNode::Once { id: cx.once_ids, steps: compile_steps(steps, cx) }
         }
         Step::Random(branches) => {
             let mut total = 0u32;
             let mut out = Vec::with_capacity(branches.len());
-            for (weight, inner) in branches {
+            for (weight, steps) in branches {
                 total = total.saturating_add(weight);
-                out.push((total, steps(inner, cx)?));
+                out.push((total, compile_steps(steps, cx)));
             }
             StepNode::Random(out)
         }
-        Step::Request(mut r) => {
-            let headers = std::mem::take(&mut r.headers)
-                .into_iter()
-                .filter(|(k, _)| !is_framing(k))
-                .map(|(k, v)| match HeaderName::from_bytes(k.as_bytes()) {
-                    Ok(name) => {
-                        let fixed = v.literal().and_then(|t| HeaderValue::from_str(t).ok());
-                        Ok(HeaderNode { name, value: v, fixed })
-                    }
-                    Err(_) => Err(CompileError::HeaderName { step: r.name.to_string(), name: k }),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let needs_body = r.asserts.iter().any(|a: &Assertion| {
-                matches!(
-                    a.check,
-                    Check::BodyContains(_)
-                        | Check::BodyNotContains(_)
-                        | Check::BodyMatches(_)
-                        | Check::JsonPath { .. }
-                        | Check::Expr(_)
-                )
-            }) || r
-                .extract
-                .iter()
-                .any(|e| matches!(e.from, ExtractFrom::Regex { .. } | ExtractFrom::JsonPath { .. }));
-            let line = r.span.line;
-            let query_keys =
-                r.query.iter().map(|(k, _)| url::form_urlencoded::byte_serialize(k.as_bytes()).collect()).collect();
-            let content_type = match &r.body {
-                crate::plan::model::Body::Raw { content_type: Some(ct), .. } => HeaderValue::from_str(ct).ok(),
-                _ => None,
-            };
-            StepNode::Request(Box::new(RequestNode { step: *r, query_keys, headers, needs_body, content_type, line }))
-        }
-    })
+        Step::Request(r) => StepNode::Request(Box::new(request(*r))),
+    }
+}
+
+fn request(mut r: RequestStep) -> RequestNode {
+    let headers = std::mem::take(&mut r.headers)
+        .into_iter()
+        .filter(|(name, _)| !is_framing(name))
+        .map(|(name, value)| {
+            let fixed = value.literal().and_then(|t| HeaderValue::from_str(t).ok());
+            HeaderNode { name, value, fixed }
+        })
+        .collect();
+    let needs_body =
+        r.asserts.iter().any(|a: &Assertion| {
+            matches!(
+                a.check,
+                Check::BodyContains(_)
+                    | Check::BodyNotContains(_)
+                    | Check::BodyMatches(_)
+                    | Check::JsonPath { .. }
+                    | Check::Expr(_)
+            )
+        }) || r.extract.iter().any(|e| matches!(e.from, ExtractFrom::Regex { .. } | ExtractFrom::JsonPath { .. }));
+    let line = r.span.line;
+    let query_keys =
+        r.query.iter().map(|(k, _)| url::form_urlencoded::byte_serialize(k.as_bytes()).collect()).collect();
+    let content_type = match &r.body {
+        Body::Raw { content_type: Some(ct), .. } => HeaderValue::from_str(ct).ok(),
+        _ => None,
+    };
+    RequestNode { step: r, query_keys, headers, needs_body, content_type, line }
 }
 
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.
-pub fn is_framing(name: &str) -> bool {
-    name.eq_ignore_ascii_case(HOST.as_str()) || name.eq_ignore_ascii_case(CONTENT_LENGTH.as_str())
+fn is_framing(name: &HeaderName) -> bool {
+    name == HOST || name == CONTENT_LENGTH
 }

@@ -1,22 +1,21 @@
 //! `data:`: CSV data sets, checked at load time (file, columns, ragged rows) without keeping their rows.
 //!
-//! Each file is read once, streaming, with the csv crate: the rows are counted and every one is checked to
-//! have as many fields as the header (or `columns:`), so a bad file is refused before anything is sent,
-//! with the file's own line number. Memory does not depend on the file's size (a row is read up to
-//! [`MAX_ROW`] bytes, no further); time does (one pass). Only regular files are read: a FIFO, a device or a
-//! directory is refused before anything is read from it.
+//! Each file is read once, streaming, by [`crate::data_set::scan`]: the rows are counted and every one is
+//! checked to have as many fields as the header (or `columns:`), so a bad file is refused before anything is
+//! sent, with the file's own line number. What the scan found about where the rows are is kept in the
+//! [`DataSet`] for the run. Only regular files are read: a FIFO, a device or a directory is refused before
+//! anything is read from it.
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::decode::Ctx;
 use super::model::{DataMode, DataScope, DataSet, OnEof};
 use super::node::{Node, Value};
+use crate::data_set::{self, Scan, ScanError};
 use crate::diag::{did_you_mean, Diagnostic};
-use crate::files::{open_regular, NotAFile, RowLimit, RowTooLong, MAX_ROW, MAX_ROW_TEXT};
+use crate::files::{NotAFile, MAX_ROW_TEXT};
 use crate::source::Span;
 
 const SET_KEYS: &[&str] = &["file", "delimiter", "columns", "mode", "scope", "on_eof"];
@@ -27,10 +26,6 @@ const ON_EOF: &[(&str, OnEof)] =
     &[("recycle", OnEof::Recycle), ("stop_thread", OnEof::StopThread), ("stop_run", OnEof::StopRun)];
 /// Names templates already give a meaning to.
 const RESERVED: &[&str] = &["vu", "iteration", "group", "props", "stub"];
-/// A UTF-8 byte order mark, which spreadsheet programs put at the start of the CSV files they save.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-/// Read buffer of the load-time scan.
-const SCAN_BUFFER: usize = 64 << 10;
 
 /// Validates the `data:` mapping: every set's keys and values, and its file, scanned once.
 ///
@@ -72,6 +67,9 @@ fn placeholder(name: &str) -> DataSet {
         scope: DataScope::Shared,
         on_eof: OnEof::Recycle,
         rows: 0,
+        len: 0,
+        first_row: 0,
+        starts: None,
     }
 }
 
@@ -113,7 +111,8 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
     let scanned = match (file_node, &written, delimiter, &columns) {
         (Some(at), Some(written), Some(delimiter), Some(columns)) => {
             let path = cx.source.dir().join(written);
-            scan(cx, at, written, &path, delimiter, columns.as_deref()).map(|scan| (path, scan))
+            let random = mode == Some(DataMode::Random);
+            check_file(cx, at, written, &path, delimiter, columns.as_deref(), random).map(|scan| (path, scan))
         }
         _ => None,
     };
@@ -130,7 +129,7 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
     let has_header = columns.is_none();
     let columns = match columns {
         Some(c) => c.into_iter().map(|(name, _)| name).collect(),
-        None => scan.header,
+        None => scan.header.map(|(names, _)| names.iter().map(|n| Arc::from(n.as_str())).collect()).unwrap_or_default(),
     };
     // Unique rows are handed out once across the run, so they have one cursor whatever `scope` says.
     let scope = if mode == DataMode::Unique { DataScope::Shared } else { scope };
@@ -144,6 +143,9 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
         scope,
         on_eof,
         rows: scan.rows,
+        len: scan.len,
+        first_row: scan.first_row,
+        starts: scan.starts,
     })
 }
 
@@ -251,128 +253,73 @@ fn columns(cx: &mut Ctx, node: &Node) -> Option<Vec<(Arc<str>, Span)>> {
     ok.then_some(out)
 }
 
-/// What the load-time pass over a file found.
-struct Scan {
-    /// The header's names (empty when `columns:` was given).
-    header: Vec<Arc<str>>,
-    /// Data rows.
-    rows: u64,
-}
-
-/// The first row whose field count is wrong, and how many are.
-#[derive(Default)]
-struct Ragged {
-    first: Option<(u64, usize)>,
-    count: u64,
-}
-
-/// Reads the file once, streaming: header, row count, field counts, UTF-8. Problems point at `file:`.
-fn scan(
+/// Scans the file once (header, row count, field counts, UTF-8, and with `random` every row's offset);
+/// problems point at `file:`.
+fn check_file(
     cx: &mut Ctx,
     at: &Node,
     written: &str,
     path: &Path,
     delimiter: u8,
     columns: Option<&[(Arc<str>, Span)]>,
+    random: bool,
 ) -> Option<Scan> {
-    let cannot_read = |cx: &mut Ctx, e: &dyn std::fmt::Display| {
-        cx.error(
-            Diagnostic::new(at.span, format!("cannot read data file `{}`: {e}", path.display()))
-                .hint("paths are relative to the plan file"),
-        );
-    };
-    let file = match open_past_bom(path) {
-        Ok(f) => f,
-        Err(e) => {
-            match e.get_ref().and_then(|inner| inner.downcast_ref::<NotAFile>()) {
-                Some(not_a_file) => cx.error(
-                    Diagnostic::new(at.span, format!("data file `{}` is {}", path.display(), not_a_file.what))
-                        .expected("a regular file")
-                        .hint("a pipe or a device could block forever or never end; copy the data to a file"),
-                ),
-                None => cannot_read(cx, &e),
-            }
-            return None;
-        }
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .buffer_capacity(SCAN_BUFFER)
-        .from_reader(RowLimit::new(file));
-    let mut record = csv::ByteRecord::new();
-    let mut header: Option<Vec<Arc<str>>> = None;
-    let mut expected = columns.map(<[_]>::len);
-    let mut rows = 0u64;
-    let mut ragged = Ragged::default();
-    let mut bad_utf8: Option<u64> = None;
-    let mut ok = true;
-    loop {
-        let start = reader.position().clone();
-        reader.get_mut().start_row();
-        // The line a row too long starts on: the record's own when it was read whole, else where the csv
-        // reader stood after the row before.
-        let too_long = match reader.read_byte_record(&mut record) {
-            Ok(true) => {
-                (reader.position().byte() - start.byte() > MAX_ROW).then(|| record.position().map_or(0, |p| p.line()))
-            }
-            Ok(false) => break,
-            Err(e) if RowTooLong::is(&e) => Some(start.line()),
-            Err(e) => {
-                cannot_read(cx, &e);
-                return None;
-            }
-        };
-        if let Some(line) = too_long {
+    let names: Option<Vec<Arc<str>>> = columns.map(|c| c.iter().map(|(n, _)| n.clone()).collect());
+    let scan = match data_set::scan(path, delimiter, names.as_deref(), random) {
+        Ok(scan) => scan,
+        Err(ScanError::Io(e)) if e.get_ref().is_some_and(|inner| inner.is::<NotAFile>()) => {
+            let what = e.get_ref().and_then(|inner| inner.downcast_ref::<NotAFile>()).map_or("not a file", |n| n.what);
             cx.error(
-                Diagnostic::new(at.span, format!("{written}:{line}: row is longer than the limit of {MAX_ROW_TEXT}"))
-                    .hint("a row (its line, or the lines of a quoted field) takes at most 1 MiB of the file"),
+                Diagnostic::new(at.span, format!("data file `{}` is {what}", path.display()))
+                    .expected("a regular file")
+                    .hint("a pipe or a device could block forever or never end; copy the data to a file"),
             );
             return None;
         }
-        let line = record.position().map_or(0, |p| p.line());
-        if record.iter().any(|field| std::str::from_utf8(field).is_err()) {
-            bad_utf8.get_or_insert(line);
+        Err(e) => {
+            cx.error(
+                Diagnostic::new(at.span, format!("cannot read data file `{}`: {e}", path.display()))
+                    .hint("paths are relative to the plan file"),
+            );
+            return None;
         }
-        let Some(want) = expected else {
-            // A header with a problem still gives the field count, so the rows are checked too.
-            expected = Some(record.len());
-            let names = header_names(cx, at, written, &record, line);
-            ok &= names.is_some();
-            header = Some(names.unwrap_or_default());
-            continue;
-        };
-        if rows == 0 && columns.is_some_and(|c| looks_like(&record, c)) {
-            cx.error(Diagnostic::new(at.span, format!("{written}:{line}: the first row repeats `columns:`")).hint(
-                "with `columns:` the file has no header row: remove the header row, \
-                         or remove `columns:` to read the names from it",
-            ));
-            ok = false;
-        }
-        if record.len() != want {
-            ragged.first.get_or_insert((line, record.len()));
-            ragged.count += 1;
-        }
-        rows += 1;
+    };
+    let mut ok = true;
+    // A header with a problem still gives the field count, so the rows were checked too.
+    if let Some((names, line)) = &scan.header {
+        ok &= header_names(cx, at, written, names, *line);
     }
-    if let Some(line) = bad_utf8 {
+    if let Some(line) = scan.repeats_columns {
+        cx.error(Diagnostic::new(at.span, format!("{written}:{line}: the first row repeats `columns:`")).hint(
+            "with `columns:` the file has no header row: remove the header row, \
+                         or remove `columns:` to read the names from it",
+        ));
+        ok = false;
+    }
+    if let Some(line) = scan.too_long {
+        cx.error(
+            Diagnostic::new(at.span, format!("{written}:{line}: row is longer than the limit of {MAX_ROW_TEXT}"))
+                .hint("a row (its line, or the lines of a quoted field) takes at most 1 MiB of the file"),
+        );
+        return None;
+    }
+    if let Some(line) = scan.bad_utf8 {
         cx.error(
             Diagnostic::new(at.span, format!("{written}:{line}: row is not valid UTF-8"))
                 .hint("save the file as UTF-8"),
         );
         ok = false;
     }
-    if let Some((line, found)) = ragged.first {
-        let want = expected.unwrap_or_default();
-        let names: Vec<&str> = match (&header, columns) {
+    if let Some((line, found)) = scan.first_ragged {
+        let want = scan.fields.unwrap_or_default();
+        let names: Vec<&str> = match (&scan.header, columns) {
             (_, Some(c)) => c.iter().map(|(n, _)| &**n).collect(),
-            (Some(h), None) => h.iter().map(|n| &**n).collect(),
+            (Some((h, _)), None) => h.iter().map(String::as_str).collect(),
             (None, None) => Vec::new(),
         };
         let names = if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
         let source = if columns.is_some() { "`columns:` names" } else { "the header row names" };
-        let more = match ragged.count - 1 {
+        let more = match scan.ragged - 1 {
             0 => String::new(),
             1 => "; 1 more row has the wrong number of fields too".to_string(),
             n => format!("; {n} more rows have the wrong number of fields too"),
@@ -384,8 +331,8 @@ fn scan(
         );
         ok = false;
     }
-    if rows == 0 {
-        let (message, hint) = match header {
+    if scan.rows == 0 {
+        let (message, hint) = match scan.header {
             None => (format!("data file `{written}` is empty"), "add a header row and at least one row of data"),
             Some(_) => (format!("data file `{written}` has a header row but no data"), "add at least one row of data"),
         };
@@ -393,33 +340,11 @@ fn scan(
         cx.error(Diagnostic::new(at.span, message).hint(hint));
         ok = false;
     }
-    ok.then(|| Scan { header: header.unwrap_or_default(), rows })
+    ok.then_some(scan)
 }
 
-/// The file, positioned after its UTF-8 byte order mark if it has one.
-fn open_past_bom(path: &Path) -> std::io::Result<File> {
-    let mut file = open_regular(path)?;
-    let start = bom_len(&mut file)?;
-    file.seek(SeekFrom::Start(start))?;
-    Ok(file)
-}
-
-/// 3 when the file starts with a UTF-8 byte order mark, else 0.
-fn bom_len(file: &mut File) -> std::io::Result<u64> {
-    let mut head = [0u8; 3];
-    let mut got = 0;
-    while got < head.len() {
-        match file.read(&mut head[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(if head[..got] == *BOM { 3 } else { 0 })
-}
-
-/// The header row's names, trimmed (templates read them as `set.name`), distinct and non-empty.
-fn header_names(cx: &mut Ctx, at: &Node, written: &str, record: &csv::ByteRecord, line: u64) -> Option<Vec<Arc<str>>> {
-    let names: Vec<String> = record.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect();
+/// Checks the header row's names (trimmed: templates read them as `set.name`): distinct and non-empty.
+fn header_names(cx: &mut Ctx, at: &Node, written: &str, names: &[String], line: u64) -> bool {
     let mut ok = true;
     if let Some(i) = names.iter().position(String::is_empty) {
         cx.error(
@@ -436,10 +361,5 @@ fn header_names(cx: &mut Ctx, at: &Node, written: &str, record: &csv::ByteRecord
         );
         ok = false;
     }
-    ok.then(|| names.iter().map(|n| Arc::from(n.as_str())).collect())
-}
-
-/// True when a row holds exactly the names of `columns:` (a header row the plan says is not there).
-fn looks_like(record: &csv::ByteRecord, columns: &[(Arc<str>, Span)]) -> bool {
-    record.len() == columns.len() && record.iter().zip(columns).all(|(f, (c, _))| f.trim_ascii() == c.as_bytes())
+    ok
 }

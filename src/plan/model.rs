@@ -5,14 +5,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::HeaderName;
 use regex::Regex;
 
+use crate::metric::Metric;
 use crate::source::Span;
 use crate::template::{Shared, Templates, Tpl};
 
-/// A plan ready to compile.
+/// A plan ready to compile; its groups' steps are `S`: [`Step`]s as validated, or their compiled form.
 #[derive(Debug)]
-pub struct Plan {
+pub struct Plan<S = Step> {
     /// The plan's name (used in the default results file name).
     pub name: String,
     /// What the plan is for.
@@ -38,7 +40,43 @@ pub struct Plan {
     /// What is masked as `***` in dry-run output and results.
     pub secrets: Secrets,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
-    pub groups: Vec<ThreadGroup>,
+    pub groups: Vec<ThreadGroup<S>>,
+}
+
+impl<S> Plan<S> {
+    /// The same plan, every group's steps made into `T`s by `f`, group by group in order.
+    pub fn map_steps<T>(self, mut f: impl FnMut(Vec<S>) -> Vec<T>) -> Plan<T> {
+        let groups = self
+            .groups
+            .into_iter()
+            .map(|g| ThreadGroup {
+                name: g.name,
+                phase: g.phase,
+                load: g.load,
+                threads: g.threads,
+                ramp_up: g.ramp_up,
+                loops: g.loops,
+                duration: g.duration,
+                think_time: g.think_time,
+                steps: f(g.steps),
+            })
+            .collect();
+        Plan {
+            name: self.name,
+            description: self.description,
+            seed: self.seed,
+            seed_drawn: self.seed_drawn,
+            templates: self.templates,
+            shared: self.shared,
+            defaults: self.defaults,
+            variables: self.variables,
+            data: self.data,
+            thresholds: self.thresholds,
+            outputs: self.outputs,
+            secrets: self.secrets,
+            groups,
+        }
+    }
 }
 
 /// When a group runs.
@@ -60,7 +98,7 @@ pub struct Defaults {
     /// Whole-request timeout (connect, send, receive).
     pub timeout: Duration,
     /// Headers sent with every request (a request's own headers of the same name win).
-    pub headers: Vec<(String, Tpl)>,
+    pub headers: Vec<(HeaderName, Tpl)>,
     /// Follow 3xx redirects within one sample.
     pub follow_redirects: bool,
     /// Each virtual user keeps a cookie jar.
@@ -110,9 +148,9 @@ pub struct Stage {
     pub target: f64,
 }
 
-/// A thread group: virtual users running the same steps.
+/// A thread group: virtual users running the same steps (`S`: [`Step`]s, or their compiled form).
 #[derive(Debug)]
-pub struct ThreadGroup {
+pub struct ThreadGroup<S = Step> {
     /// The group's name (threadName prefix).
     pub name: Arc<str>,
     /// When it runs.
@@ -130,7 +168,7 @@ pub struct ThreadGroup {
     /// Pause after each request.
     pub think_time: Think,
     /// What each iteration does.
-    pub steps: Vec<Step>,
+    pub steps: Vec<S>,
 }
 
 /// A pause.
@@ -249,8 +287,8 @@ pub struct RequestStep {
     pub url: Tpl,
     /// Query parameters appended to the URL, in order.
     pub query: Vec<(String, Tpl)>,
-    /// Request headers (defaults merged in).
-    pub headers: Vec<(String, Tpl)>,
+    /// Request headers (defaults merged in), their names checked and parsed once.
+    pub headers: Vec<(HeaderName, Tpl)>,
     /// The body.
     pub body: Body,
     /// Overrides `defaults.timeout`.
@@ -486,6 +524,12 @@ pub struct DataSet {
     pub on_eof: OnEof,
     /// Number of data rows (counted at load time, without keeping them).
     pub rows: u64,
+    /// The file's length at load time: the run reads no further (rows appended later are not read).
+    pub len: u64,
+    /// The byte offset of the first data row (after the byte order mark and the header row).
+    pub first_row: u64,
+    /// The byte offset of every data row, for a random set's draws (`None` for the other modes).
+    pub starts: Option<Arc<[u64]>>,
 }
 
 /// Which row comes next.
@@ -538,29 +582,6 @@ pub struct Threshold {
     pub abort_on_fail: bool,
     /// How long to wait before checking it while running.
     pub delay: Duration,
-}
-
-/// What a threshold measures.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Metric {
-    /// Mean response time.
-    Mean,
-    /// Fastest response.
-    Min,
-    /// Slowest response.
-    Max,
-    /// A percentile of response times.
-    Percentile(f64),
-    /// Failed samples over all samples.
-    ErrorRate,
-    /// Samples per second.
-    Throughput,
-    /// Number of samples.
-    Samples,
-    /// Open-model iterations dropped (every thread of their group busy), counted.
-    Dropped,
-    /// Open-model iterations dropped, over the arrivals due.
-    DroppedRate,
 }
 
 /// A comparison.

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::{HeaderName, CONTENT_TYPE};
 
 use super::bounds;
 use super::decode::{Ctx, Fields, Names};
@@ -91,15 +92,11 @@ pub fn request_step(
     let (method, url, query, own_headers, body, timeout, asserts, extract) =
         (method?, url?, query?, own_headers?, body?, timeout?, asserts?, extract?);
     let follow_redirects = follow_redirects?;
-    if let Some(ct) = own_headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+    if let Some(ct) = own_headers.iter().find(|(k, _)| *k == CONTENT_TYPE) {
         check_content_type(cx, &f, &body, ct);
     }
-    let mut headers: Vec<(String, Tpl)> = defaults
-        .headers
-        .iter()
-        .filter(|(k, _)| !own_headers.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)))
-        .cloned()
-        .collect();
+    let mut headers: Vec<(HeaderName, Tpl)> =
+        defaults.headers.iter().filter(|(k, _)| !own_headers.iter().any(|(o, _)| o == k)).cloned().collect();
     headers.extend(own_headers);
     Some(RequestStep {
         name,
@@ -131,20 +128,21 @@ fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {
     None
 }
 
-/// Request headers: names must be valid HTTP header names.
-pub fn headers(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<(String, Tpl)>> {
-    let mut ok = true;
+/// Request headers: names must be valid HTTP header names (parsed here, once).
+pub fn headers(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<(HeaderName, Tpl)>> {
+    let mut parsed = Vec::new();
     for (k, _) in node.as_map().unwrap_or_default() {
-        if http::header::HeaderName::from_bytes(k.name.as_bytes()).is_err() {
-            ok = false;
-            cx.error(
+        match HeaderName::from_bytes(k.name.as_bytes()) {
+            Ok(name) => parsed.push(name),
+            Err(_) => cx.error(
                 Diagnostic::new(k.span, format!("`{}` is not a valid header name", k.name))
                     .hint("header names are letters, digits and - (no spaces or colons)"),
-            );
+            ),
         }
     }
-    let pairs = pairs(cx, node, "headers", names);
-    pairs.filter(|_| ok)
+    let pairs = pairs(cx, node, "headers", names)?;
+    (parsed.len() == pairs.len())
+        .then(|| parsed.into_iter().zip(pairs).map(|(name, (_, value))| (name, value)).collect())
 }
 
 /// A mapping of names to templates, in order (query, headers, form fields).
@@ -298,7 +296,7 @@ fn json(cx: &mut Ctx, node: &Node, names: &Names) -> Option<JsonTpl> {
     })
 }
 
-fn check_content_type(cx: &mut Ctx, f: &Fields, body: &Body, header: &(String, Tpl)) {
+fn check_content_type(cx: &mut Ctx, f: &Fields, body: &Body, header: &(HeaderName, Tpl)) {
     let Some(value) = header.1.literal() else { return };
     let v = value.to_ascii_lowercase();
     let (kind, ok, wanted) = match body {

@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 
 use super::bounds;
 use super::validate::{DEFAULTS_KEYS, DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, GROUP_KEYS, PLAN_KEYS, TLS_KEYS};
+use crate::metric::{Metric, Unit};
 use values::{count, duration, prop, rate, text, think};
 
 /// `think_time: { ... }` keys, written inline in `validate::think`.
@@ -28,8 +29,6 @@ const GAUSSIAN_KEYS: &[&str] = &["mean", "stddev"];
 const STAGE_KEYS: &[&str] = &["duration", "target"];
 /// A threshold written as a mapping, written inline in `threshold::one`.
 const THRESHOLD_KEYS: &[&str] = &["check", "abort_on_fail", "delay"];
-/// Other names `threshold::parse` accepts for metrics of `METRICS`.
-const METRIC_ALIASES: &[&str] = &["avg", "median"];
 /// `{ value, secret }` of a property or variable, written inline in `validate::secret_wrapper`.
 const SECRET_KEYS: &[&str] = &["value", "secret"];
 /// A data set's keys, as `data::SET_KEYS`.
@@ -478,22 +477,20 @@ fn stage() -> Value {
     prop("One stage of a ramp.", json!([{ "duration": "30s", "target": 50 }]), stage)
 }
 
-/// `p95 < 500ms`, with the metric names of `METRICS` (and their aliases) and the unit each one takes.
+/// `p95 < 500ms`, with every metric's names and aliases and the unit each one takes.
 fn threshold_pattern() -> String {
     let op = "(?:<=|>=|==|<|>)";
     let num = values::NUMBER;
     let mut times = Vec::new();
     let mut others = Vec::new();
-    for metric in super::threshold::METRICS.iter().chain(METRIC_ALIASES) {
-        let name = metric.replace('.', r"\.");
-        match *metric {
-            "mean" | "avg" | "min" | "max" | "median" => times.push(name),
-            m if m.starts_with('p') => times.push(name),
-            "error_rate" => others.push(format!(r"{name}\s*{op}\s*{num}\s*%")),
-            "throughput" => others.push(format!(r"{name}\s*{op}\s*{num}\s*(?:/s)?")),
-            "samples" => others.push(format!(r"{name}\s*{op}\s*{num}")),
-            "dropped" => others.push(format!(r"{name}\s*{op}\s*{num}\s*%?")),
-            other => panic!("the plan schema does not know the unit of the metric `{other}`"),
+    for (word, metric) in Metric::words() {
+        let name = word.replace('.', r"\.");
+        match metric.unit() {
+            Unit::Ms => times.push(name),
+            Unit::Fraction => others.push(format!(r"{name}\s*{op}\s*{num}\s*%")),
+            Unit::PerSecond => others.push(format!(r"{name}\s*{op}\s*{num}\s*(?:/s)?")),
+            Unit::Count if metric == Metric::Dropped => others.push(format!(r"{name}\s*{op}\s*{num}\s*%?")),
+            Unit::Count => others.push(format!(r"{name}\s*{op}\s*{num}")),
         }
     }
     let times = format!(r"(?:{})\s*{op}\s*{}", times.join("|"), values::DURATION);

@@ -4,13 +4,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::decode::Ctx;
-use super::model::{Metric, Op, Threshold};
+use super::model::{Op, Threshold};
 use super::node::{Node, Value};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::duration;
-
-pub(super) const METRICS: &[&str] =
-    &["mean", "min", "max", "p50", "p90", "p95", "p99", "p99.9", "error_rate", "throughput", "samples", "dropped"];
+use crate::metric::{Metric, Unit};
 
 /// Validates `thresholds:`: a mapping from a label (or `total`) to a list of checks; each check is a
 /// string like `p95 < 500ms` or `{ check: "...", abort_on_fail: true, delay: 10s }`.
@@ -88,42 +86,29 @@ pub fn parse(text: &str) -> Result<(Metric, Op, f64), (String, Option<String>)> 
     };
     let name = text[..at].trim();
     let value = text[at + sym.len()..].trim();
-    let metric = match name {
-        "mean" | "avg" => Metric::Mean,
-        "min" => Metric::Min,
-        "max" => Metric::Max,
-        "p50" | "median" => Metric::Percentile(50.0),
-        "p90" => Metric::Percentile(90.0),
-        "p95" => Metric::Percentile(95.0),
-        "p99" => Metric::Percentile(99.0),
-        "p99.9" => Metric::Percentile(99.9),
-        "error_rate" => Metric::ErrorRate,
-        "throughput" => Metric::Throughput,
-        "samples" => Metric::Samples,
-        "dropped" if value.ends_with('%') => Metric::DroppedRate,
-        "dropped" => Metric::Dropped,
-        other => {
-            let hint = did_you_mean(other, METRICS.iter().copied()).map(|m| format!("did you mean `{m}`?"));
-            return Err((
-                format!("unknown metric `{other}`"),
-                hint.or(Some(format!("metrics: {}", METRICS.join(", ")))),
-            ));
+    let metric = match Metric::from_name(name) {
+        Some(Metric::Dropped) if value.ends_with('%') => Metric::DroppedRate,
+        Some(metric) => metric,
+        None => {
+            let hint = did_you_mean(name, Metric::names()).map(|m| format!("did you mean `{m}`?"));
+            let names: Vec<&str> = Metric::names().collect();
+            return Err((format!("unknown metric `{name}`"), hint.or(Some(format!("metrics: {}", names.join(", "))))));
         }
     };
-    let number = match metric {
-        Metric::ErrorRate | Metric::DroppedRate => match value.strip_suffix('%') {
+    let number = match metric.unit() {
+        Unit::Fraction => match value.strip_suffix('%') {
             Some(n) => n.trim().parse::<f64>().map(|n| n / 100.0).map_err(|_| ()),
             None => Err(()),
         }
         .map_err(|_| (format!("`{value}` is not a percentage"), Some("write it like 1%".into())))?,
-        Metric::Throughput => {
+        Unit::PerSecond => {
             let n = value.strip_suffix("/s").unwrap_or(value).trim();
             n.parse::<f64>().map_err(|_| (format!("`{value}` is not a rate"), Some("write it like 100/s".into())))?
         }
-        Metric::Samples | Metric::Dropped => value
+        Unit::Count => value
             .parse::<f64>()
             .map_err(|_| (format!("`{value}` is not a count"), Some("write it like 1000".into())))?,
-        _ => duration::parse(value).map(|d| d.as_secs_f64() * 1000.0).map_err(|e| {
+        Unit::Ms => duration::parse(value).map(|d| d.as_secs_f64() * 1000.0).map_err(|e| {
             let hint = match e {
                 duration::DurationError::TooLong(_) => e.hint(),
                 _ => "times need a unit, like 500ms or 1s".into(),
@@ -140,8 +125,10 @@ mod tests {
 
     #[test]
     fn parses_metrics_operators_and_units() {
-        assert_eq!(parse("p95 < 500ms"), Ok((Metric::Percentile(95.0), Op::Lt, 500.0)));
-        assert_eq!(parse("p99<=1s"), Ok((Metric::Percentile(99.0), Op::Le, 1000.0)));
+        assert_eq!(parse("p95 < 500ms"), Ok((Metric::P95, Op::Lt, 500.0)));
+        assert_eq!(parse("p99<=1s"), Ok((Metric::P99, Op::Le, 1000.0)));
+        assert_eq!(parse("p999 < 2s"), Ok((Metric::P999, Op::Lt, 2000.0)));
+        assert_eq!(parse("average <= 1s"), Ok((Metric::Mean, Op::Le, 1000.0)));
         assert_eq!(parse("error_rate < 1%"), Ok((Metric::ErrorRate, Op::Lt, 0.01)));
         assert_eq!(parse("throughput > 100/s"), Ok((Metric::Throughput, Op::Gt, 100.0)));
         assert!(parse("p95 < 500").is_err());

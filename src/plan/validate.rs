@@ -312,7 +312,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     let mut d = Defaults {
         base_url: None,
         timeout: DEFAULT_TIMEOUT,
-        headers: vec![("User-Agent".into(), literal_tpl(cx, "planrun"))],
+        headers: vec![(http::header::USER_AGENT, literal_tpl(cx, "planrun"))],
         follow_redirects: true,
         cookies: true,
         max_body: DEFAULT_MAX_BODY,
@@ -336,7 +336,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     }
     if let Some(h) = f.get("headers") {
         let own = super::request::headers(cx, h, names).unwrap_or_default();
-        d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o.eq_ignore_ascii_case(k)));
+        d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o == k));
         d.headers.extend(own);
     }
     if let Some(r) = f.get("follow_redirects") {

@@ -15,7 +15,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::str::FromStr;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -25,6 +24,7 @@ use super::mann_whitney::{mann_whitney, MannWhitney};
 use super::reservoir::Reservoirs;
 use super::results::{sniff, Format, ResultsError, ResultsReader};
 use super::summary_json::SummaryFile;
+use crate::metric::Metric;
 use crate::sink::stats::{Stats, SummaryRow};
 
 /// The significance level of the test.
@@ -214,89 +214,38 @@ pub struct Comparison {
     pub only_in_b: Vec<String>,
 }
 
-/// The figure `--fail-if-slower` watches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// Minimum.
-    Min,
-    /// Mean.
-    Mean,
-    /// Median.
-    P50,
-    /// 90th percentile.
-    P90,
-    /// 95th percentile.
-    P95,
-    /// 99th percentile.
-    P99,
-    /// 99.9th percentile.
-    P999,
-    /// Maximum.
-    Max,
-    /// Throughput (worse when lower).
-    Throughput,
-}
+/// The metrics `--fail-if-slower` can watch: the times and throughput (not error rate, samples or drops,
+/// whose relative change says nothing about speed), in the order its help lists them.
+pub const WATCHED: [Metric; 9] = [
+    Metric::Min,
+    Metric::Mean,
+    Metric::P50,
+    Metric::P90,
+    Metric::P95,
+    Metric::P99,
+    Metric::P999,
+    Metric::Max,
+    Metric::Throughput,
+];
 
-impl Metric {
-    /// Every metric's name, for help texts.
-    pub const NAMES: &'static str = "min, mean, p50, p90, p95, p99, p99.9, max, throughput";
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Min => "min",
-            Metric::Mean => "mean",
-            Metric::P50 => "p50",
-            Metric::P90 => "p90",
-            Metric::P95 => "p95",
-            Metric::P99 => "p99",
-            Metric::P999 => "p99.9",
-            Metric::Max => "max",
-            Metric::Throughput => "throughput",
-        }
-    }
-
-    fn of(self, r: &SummaryRow) -> f64 {
-        match self {
-            Metric::Min => r.min_ms,
-            Metric::Mean => r.mean_ms,
-            Metric::P50 => r.p50_ms,
-            Metric::P90 => r.p90_ms,
-            Metric::P95 => r.p95_ms,
-            Metric::P99 => r.p99_ms,
-            Metric::P999 => r.p999_ms,
-            Metric::Max => r.max_ms,
-            Metric::Throughput => r.throughput,
-        }
-    }
-
-    /// How much worse B is than A, percent (negative when better).
-    fn worse_pct(self, a: f64, b: f64) -> f64 {
-        let change = change_pct(a, b).unwrap_or(f64::INFINITY);
-        if self == Metric::Throughput {
-            -change
-        } else {
-            change
+/// Reads `--metric`: a name or alias of one of [`WATCHED`], in any case.
+pub fn watched_metric(text: &str) -> Result<Metric, String> {
+    match Metric::from_name(&text.to_ascii_lowercase()) {
+        Some(m) if WATCHED.contains(&m) => Ok(m),
+        _ => {
+            let names: Vec<&str> = WATCHED.iter().map(|m| m.name()).collect();
+            Err(format!("unknown metric `{text}`; one of: {}", names.join(", ")))
         }
     }
 }
 
-impl FromStr for Metric {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.to_ascii_lowercase().as_str() {
-            "min" => Metric::Min,
-            "mean" | "avg" | "average" => Metric::Mean,
-            "p50" | "median" => Metric::P50,
-            "p90" => Metric::P90,
-            "p95" => Metric::P95,
-            "p99" => Metric::P99,
-            "p99.9" | "p999" => Metric::P999,
-            "max" => Metric::Max,
-            "throughput" => Metric::Throughput,
-            _ => return Err(format!("unknown metric `{s}`; one of: {}", Metric::NAMES)),
-        })
+/// How much worse B is than A, percent (negative when better).
+fn worse_pct(metric: Metric, a: f64, b: f64) -> f64 {
+    let change = change_pct(a, b).unwrap_or(f64::INFINITY);
+    if metric.higher_is_better() {
+        -change
+    } else {
+        change
     }
 }
 
@@ -437,8 +386,8 @@ impl Comparison {
         self.rows
             .iter()
             .filter_map(|row| {
-                let (a, b) = (metric.of(&row.a), metric.of(&row.b));
-                let worse_pct = metric.worse_pct(a, b);
+                let (a, b) = (row.a.figure(metric)?, row.b.figure(metric)?);
+                let worse_pct = worse_pct(metric, a, b);
                 (worse_pct > max_pct).then(|| Regression { label: row.label.clone(), a, b, worse_pct })
             })
             .collect()
@@ -554,13 +503,16 @@ mod tests {
 
     #[test]
     fn metrics_and_ratios() {
-        assert_eq!("P99.9".parse::<Metric>(), Ok(Metric::P999));
-        assert!("p42".parse::<Metric>().unwrap_err().contains("one of: min, mean"));
-        assert_eq!(Metric::P95.worse_pct(100.0, 120.0), 20.0);
-        assert_eq!(Metric::Throughput.worse_pct(100.0, 80.0), 20.0);
-        assert_eq!(Metric::Throughput.worse_pct(100.0, 120.0), -20.0);
-        assert_eq!(Metric::P95.worse_pct(0.0, 1.0), f64::INFINITY);
-        assert_eq!(Metric::P95.worse_pct(0.0, 0.0), 0.0);
+        assert_eq!(watched_metric("P99.9"), Ok(Metric::P999));
+        assert_eq!(watched_metric("p999"), Ok(Metric::P999));
+        assert_eq!(watched_metric("average"), Ok(Metric::Mean));
+        assert!(watched_metric("p42").unwrap_err().contains("one of: min, mean"));
+        assert!(watched_metric("error_rate").unwrap_err().contains("one of: min, mean"));
+        assert_eq!(worse_pct(Metric::P95, 100.0, 120.0), 20.0);
+        assert_eq!(worse_pct(Metric::Throughput, 100.0, 80.0), 20.0);
+        assert_eq!(worse_pct(Metric::Throughput, 100.0, 120.0), -20.0);
+        assert_eq!(worse_pct(Metric::P95, 0.0, 1.0), f64::INFINITY);
+        assert_eq!(worse_pct(Metric::P95, 0.0, 0.0), 0.0);
         assert_eq!(
             (format_ratio(ratio(2.0, 4.0), 2.0, 4.0), format_ratio(None, 0.0, 0.0), format_ratio(None, 0.0, 1.0)),
             ("2.00".into(), "-".into(), "inf".into())

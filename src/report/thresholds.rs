@@ -3,8 +3,9 @@
 use std::fmt::Write as _;
 
 use super::dropped::DroppedIterations;
-use crate::plan::model::{Metric, Op, Threshold};
-use crate::sink::stats::{Summary, SummaryRow};
+use crate::metric::Metric;
+use crate::plan::model::{Op, Threshold};
+use crate::sink::stats::Summary;
 
 /// One threshold's outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,29 +35,12 @@ pub fn evaluate_run(thresholds: &[Threshold], summary: &Summary, dropped: Option
             let measured = match t.metric {
                 Metric::Dropped => dropped.map(|d| d.dropped as f64),
                 Metric::DroppedRate => dropped.map(DroppedIterations::rate),
-                _ => row.filter(|r| r.samples > 0).map(|r| measure(t.metric, r)),
+                _ => row.filter(|r| r.samples > 0).and_then(|r| r.figure(t.metric)),
             };
             let passed = measured.is_some_and(|m| compare(m, t.op, t.value));
             Verdict { threshold: t.clone(), measured, passed }
         })
         .collect()
-}
-
-fn measure(metric: Metric, r: &SummaryRow) -> f64 {
-    match metric {
-        Metric::Mean => r.mean_ms,
-        Metric::Min => r.min_ms,
-        Metric::Max => r.max_ms,
-        Metric::Percentile(p) if p >= 99.9 => r.p999_ms,
-        Metric::Percentile(p) if p >= 99.0 => r.p99_ms,
-        Metric::Percentile(p) if p >= 95.0 => r.p95_ms,
-        Metric::Percentile(p) if p >= 90.0 => r.p90_ms,
-        Metric::Percentile(_) => r.p50_ms,
-        Metric::ErrorRate => r.error_pct / 100.0,
-        Metric::Throughput => r.throughput,
-        Metric::Samples => r.samples as f64,
-        Metric::Dropped | Metric::DroppedRate => 0.0,
-    }
 }
 
 fn compare(measured: f64, op: Op, bound: f64) -> bool {
@@ -69,20 +53,10 @@ fn compare(measured: f64, op: Op, bound: f64) -> bool {
     }
 }
 
-/// The measured value as the threshold writes it.
-fn shown(metric: Metric, v: f64) -> String {
-    match metric {
-        Metric::ErrorRate | Metric::DroppedRate => format!("{:.2}%", v * 100.0),
-        Metric::Throughput => format!("{v:.1}/s"),
-        Metric::Samples | Metric::Dropped => format!("{v:.0}"),
-        _ => format!("{v:.2}ms"),
-    }
-}
-
 /// What a verdict measured, as the summary shows it (`12.50ms`, `0.31%`, `no samples`).
 pub fn measured_text(v: &Verdict) -> String {
     match v.measured {
-        Some(m) => shown(v.threshold.metric, m),
+        Some(m) => v.threshold.metric.show(m),
         None if matches!(v.threshold.metric, Metric::Dropped | Metric::DroppedRate) => "not counted here".into(),
         None => "no samples".into(),
     }

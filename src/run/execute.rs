@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, watch, Barrier};
 
-use super::data::{DataError, DataSources};
+use super::data_sources::{DataError, DataSources};
 use super::options::RunOptions;
 use super::scheduler::{schedule, Active};
 use super::vuser::RunContext;

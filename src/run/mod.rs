@@ -6,7 +6,7 @@ mod catch;
 mod check;
 mod clock;
 mod closed;
-pub mod data;
+pub mod data_sources;
 mod debug_text;
 mod detail;
 mod execute;

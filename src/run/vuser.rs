@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::catch::catch;
 use super::check::{check, truthy, Observed};
-use super::data::{DataSources, UserCursors};
+use super::data_sources::{DataSources, UserCursors};
 use super::extract::extract;
 use super::http::{Client, How, Recorded};
 use super::options::{RunOptions, Wants};
@@ -55,7 +55,7 @@ pub struct RunContext {
 /// so the requests that read it fail with the template error.
 pub fn user_scope(graph: &Graph, group: usize, vu: u32) -> Arc<Scope> {
     let g = &graph.groups[group];
-    let scope = Scope::for_vu(graph.shared.clone(), graph.seed, g.number, g.name.clone(), vu);
+    let scope = Scope::for_vu(graph.shared.clone(), graph.seed, Graph::group_number(group), g.name.clone(), vu);
     for (name, tpl) in &graph.variables {
         if let Ok(v) = graph.templates.render(tpl, &scope) {
             scope.set_var(name.clone(), v.into());
@@ -117,7 +117,7 @@ impl VirtualUser {
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
                 super::http::shared_tls_config(&graph.defaults.tls),
             ),
-            thread: ThreadId { group: g.name.clone(), group_no: g.number, vu },
+            thread: ThreadId { group: g.name.clone(), group_no: Graph::group_number(group), vu },
             cx,
             group,
             deadline,

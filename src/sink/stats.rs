@@ -7,6 +7,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::{Sink, SinkError};
+use crate::metric::Metric;
 use crate::sample::{ErrorKind, Outcome, Sample};
 
 /// Running statistics of every label and of all requests together (TOTAL).
@@ -150,6 +151,27 @@ pub struct SummaryRow {
     pub sent_kb_s: f64,
     /// Number of samples by JTL `responseCode` text (a failing transaction's is empty).
     pub response_codes: BTreeMap<String, u64>,
+}
+
+impl SummaryRow {
+    /// A metric's value in its unit (ms, a fraction, per second, a count); `None` for the run's dropped
+    /// iterations, which no row holds.
+    pub fn figure(&self, metric: Metric) -> Option<f64> {
+        Some(match metric {
+            Metric::Mean => self.mean_ms,
+            Metric::Min => self.min_ms,
+            Metric::Max => self.max_ms,
+            Metric::P50 => self.p50_ms,
+            Metric::P90 => self.p90_ms,
+            Metric::P95 => self.p95_ms,
+            Metric::P99 => self.p99_ms,
+            Metric::P999 => self.p999_ms,
+            Metric::ErrorRate => self.error_pct / 100.0,
+            Metric::Throughput => self.throughput,
+            Metric::Samples => self.samples as f64,
+            Metric::Dropped | Metric::DroppedRate => return None,
+        })
+    }
 }
 
 /// Every label's row in order of first appearance, then TOTAL.

@@ -220,7 +220,7 @@ fn threshold_pattern_is_the_parsers() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    for metric in crate::plan::threshold::METRICS.iter().chain(METRIC_ALIASES) {
+    for (metric, _) in crate::metric::Metric::words() {
         samples.extend(["1s", "1%", "10/s", "10"].iter().map(|v| format!("{metric} < {v}")));
     }
     for s in &samples {

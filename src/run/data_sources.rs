@@ -12,14 +12,19 @@
 //!   running user holds one reader (a [`USER_BUFFER`] buffer) per `per_thread` set, but no file descriptor:
 //!   the readers share the set's file, so 10,000 users do not need 10,000 more open files on top of their
 //!   sockets (see [`crate::limits`]).
-//! - **random**: an index of the byte offset where each row starts, built once by [`DataSources::open`] in one
-//!   streaming pass: 8 bytes a row, so a 1 GB file of 10 million rows costs 80 MB of index, not 1 GB. Each draw
-//!   picks a row with the user's seeded generator and reads it at its offset, with the user's own reader.
+//! - **random**: the byte offset where each row starts, found by the load-time scan
+//!   ([`crate::data_set::scan`]): 8 bytes a row, so a 1 GB file of 10 million rows costs 80 MB of index, not
+//!   1 GB. Each draw picks a row with the user's seeded generator and reads it at its offset, with the user's
+//!   own reader.
+//!
+//! Where the rows start (past the byte order mark and the header row) is what that scan found too: the run
+//! does not read the file before its first row is needed.
 //!
 //! Sequential modes therefore hold a fixed buffer per reader whatever the size of the file; the operating
 //! system's page cache does the rest. A row is read up to [`MAX_ROW`](crate::files::MAX_ROW) bytes and no
-//! further (validation refused longer ones; a file changed since fails its read), and only a regular file is
-//! opened: a FIFO or a device named after validation is refused when the run starts.
+//! further (validation refused longer ones; a file changed since fails its read, and one shorter than when
+//! it was scanned is refused when the run starts), and only a regular file is opened: a FIFO or a device
+//! named after validation is refused when the run starts.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -29,6 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
 use rand::Rng;
 
+use crate::data_set::rows_reader;
 use crate::files::{open_regular, RowLimit};
 use crate::plan::model::{DataMode, DataScope, DataSet, OnEof};
 use crate::segment::Turns;
@@ -36,10 +42,8 @@ use crate::template::Scope;
 
 /// The buffer of a user's own reader (`per_thread` and `random` sets).
 pub const USER_BUFFER: usize = 4 << 10;
-/// The buffer of a set's shared reader, and of the pass that indexes a random set.
+/// The buffer of a set's shared reader.
 const SHARED_BUFFER: usize = 64 << 10;
-/// A UTF-8 byte order mark, which spreadsheet programs put at the start of the CSV files they save.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The run's data sets, opened once and shared by every virtual user (`Send + Sync`).
 #[derive(Debug)]
@@ -79,9 +83,9 @@ pub enum DataError {
         #[source]
         source: io::Error,
     },
-    /// The file has no data row (it changed after the plan was loaded).
-    #[error("data file {} has no rows (did it change after the plan was loaded?)", path.display())]
-    Empty {
+    /// The file is shorter than when the plan was loaded: the rows found then are not all there.
+    #[error("data file {} is shorter than when the plan was loaded (it changed since)", path.display())]
+    Shorter {
         /// The file.
         path: PathBuf,
     },
@@ -93,7 +97,7 @@ struct Source {
     name: Arc<str>,
     path: PathBuf,
     file: Arc<File>,
-    /// The file's length when the run started; rows appended later are not read.
+    /// The file's length when the plan was loaded; rows appended later are not read.
     len: u64,
     delimiter: u8,
     columns: Arc<[Arc<str>]>,
@@ -114,7 +118,7 @@ enum Order {
     /// Each user's own reader, in its [`UserCursors`].
     PerThread,
     /// The start offset of every row, for random draws with each user's own reader.
-    Random(Vec<u64>),
+    Random(Arc<[u64]>),
 }
 
 /// A streaming reader of a set's rows, and whether it has reached the end for good.
@@ -127,7 +131,7 @@ struct Stream {
 }
 
 impl DataSources {
-    /// Opens every set's file; random sets are indexed (one streaming pass over the file).
+    /// Opens every set's file.
     pub fn open(sets: &[DataSet]) -> Result<Self, DataError> {
         Self::open_segment(sets, Turns::default())
     }
@@ -193,7 +197,9 @@ impl Source {
     fn open(set: &DataSet, deal: Turns) -> Result<Self, DataError> {
         let io_error = |source| DataError::Io { path: set.file.clone(), source };
         let file = open_regular(&set.file).map_err(io_error)?;
-        let len = file.metadata().map_err(io_error)?.len();
+        if file.metadata().map_err(io_error)?.len() < set.len {
+            return Err(DataError::Shorter { path: set.file.clone() });
+        }
         let on_eof = match (set.mode, set.on_eof) {
             (DataMode::Unique, OnEof::Recycle) => OnEof::StopThread,
             (_, e) => e,
@@ -202,29 +208,16 @@ impl Source {
             name: set.name.clone(),
             path: set.file.clone(),
             file: Arc::new(file),
-            len,
+            len: set.len,
             delimiter: set.delimiter,
             columns: set.columns.iter().cloned().collect(),
-            first_row: 0,
+            first_row: set.first_row,
             on_eof,
             order: Order::PerThread,
             deal,
         };
-        let start = source.bom_len().map_err(io_error)?;
-        let mut record = csv::StringRecord::new();
-        source.first_row = if set.has_header {
-            let mut header = source.stream(start, USER_BUFFER).reader;
-            read_row(&mut header, &mut record).map_err(io_error)?;
-            start + header.position().byte()
-        } else {
-            start
-        };
-        let mut first = source.stream(source.first_row, USER_BUFFER).reader;
-        if !read_row(&mut first, &mut record).map_err(io_error)? {
-            return Err(DataError::Empty { path: set.file.clone() });
-        }
         source.order = match (set.mode, set.scope) {
-            (DataMode::Random, _) => Order::Random(source.index(set.rows).map_err(io_error)?),
+            (DataMode::Random, _) => Order::Random(set.starts.clone().unwrap_or_default()),
             (DataMode::Sequential, DataScope::PerThread) => Order::PerThread,
             (DataMode::Sequential, DataScope::Shared) | (DataMode::Unique, _) => {
                 Order::Shared(Mutex::new(source.stream(source.first_row, SHARED_BUFFER)))
@@ -235,36 +228,8 @@ impl Source {
 
     /// A reader of the set's rows from byte `at` of the file.
     fn stream(&self, at: u64, buffer: usize) -> Stream {
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(self.delimiter)
-            .buffer_capacity(buffer)
-            .from_reader(RowLimit::new(At { file: self.file.clone(), pos: at, len: self.len }));
-        Stream { reader, ended: false, taken: 0 }
-    }
-
-    /// 3 when the file starts with a UTF-8 byte order mark, else 0.
-    fn bom_len(&self) -> io::Result<u64> {
-        let mut head = [0u8; 3];
-        let mut at = At { file: self.file.clone(), pos: 0, len: self.len.min(3) };
-        let n = self.len.min(3) as usize;
-        at.read_exact(&mut head[..n])?;
-        Ok(if head[..n] == *BOM { 3 } else { 0 })
-    }
-
-    /// The start offset of every data row, in one streaming pass; `rows` (counted at load time) sizes it.
-    fn index(&self, rows: u64) -> io::Result<Vec<u64>> {
-        let mut reader = self.stream(self.first_row, SHARED_BUFFER).reader;
-        let mut starts = Vec::with_capacity(usize::try_from(rows).unwrap_or(0));
-        let mut record = csv::ByteRecord::new();
-        loop {
-            reader.get_mut().start_row();
-            if !reader.read_byte_record(&mut record)? {
-                return Ok(starts);
-            }
-            starts.push(self.first_row + record.position().map_or(0, csv::Position::byte));
-        }
+        let at = At { file: self.file.clone(), pos: at, len: self.len };
+        Stream { reader: rows_reader(at, self.delimiter, buffer), ended: false, taken: 0 }
     }
 
     /// Reads the segment's next row of a shared reader into `record`; false at the end.
@@ -443,7 +408,7 @@ mod tests {
     }
 
     fn set(file: &Path, columns: &[&str], mode: DataMode, scope: DataScope, on_eof: OnEof) -> DataSet {
-        DataSet {
+        scanned(DataSet {
             name: Arc::from("recipients"),
             file: file.to_path_buf(),
             delimiter: b',',
@@ -453,7 +418,19 @@ mod tests {
             scope,
             on_eof,
             rows: 0,
+            len: 0,
+            first_row: 0,
+            starts: None,
+        })
+    }
+
+    /// The set with what the load-time scan finds in its file (nothing when it cannot be read).
+    fn scanned(mut s: DataSet) -> DataSet {
+        let columns = (!s.has_header).then(|| s.columns.clone());
+        if let Ok(scan) = crate::data_set::scan(&s.file, s.delimiter, columns.as_deref(), s.mode == DataMode::Random) {
+            (s.rows, s.len, s.first_row, s.starts) = (scan.rows, scan.len, scan.first_row, scan.starts);
         }
+        s
     }
 
     fn scope(seed: u64, vu: u32) -> Arc<Scope> {
@@ -650,7 +627,7 @@ mod tests {
         for mode in [DataMode::Sequential, DataMode::Random] {
             let mut s = set(&file, &["phone", "name"], mode, DataScope::PerThread, OnEof::Recycle);
             s.delimiter = b';';
-            let data = DataSources::open(&[s]).expect("opens");
+            let data = DataSources::open(&[scanned(s)]).expect("opens");
             let (mut c, sc) = (data.user(), scope(3, 1));
             let mut seen = std::collections::BTreeMap::new();
             for _ in 0..40 {
@@ -670,7 +647,7 @@ mod tests {
         let file = dir.write("r.csv", "1,a\n2,b\n");
         let mut s = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
         s.has_header = false;
-        let data = DataSources::open(&[s]).expect("opens");
+        let data = DataSources::open(&[scanned(s)]).expect("opens");
         let (mut c, sc) = (data.user(), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &sc, 3), ["1", "2", "1"]);
     }
@@ -715,15 +692,16 @@ mod tests {
     }
 
     #[test]
-    fn open_fails_on_a_missing_or_empty_file() {
+    fn open_fails_on_a_missing_or_shortened_file() {
         let dir = Dir::new("open");
         let missing = set(&dir.0.join("nope.csv"), &["phone"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
         assert!(matches!(DataSources::open(&[missing]), Err(DataError::Io { .. })));
-        let header_only = dir.write("h.csv", "phone\n\n");
         for mode in [DataMode::Sequential, DataMode::Random] {
-            let s = set(&header_only, &["phone"], mode, DataScope::Shared, OnEof::Recycle);
-            let err = DataSources::open(&[s]).expect_err("no rows");
-            assert!(matches!(err, DataError::Empty { .. }), "{err}");
+            let file = dir.write("r.csv", FOUR);
+            let s = set(&file, &["phone", "name"], mode, DataScope::Shared, OnEof::Recycle);
+            dir.write("r.csv", "phone,name\n");
+            let err = DataSources::open(&[s]).expect_err("shorter than scanned");
+            assert!(matches!(err, DataError::Shorter { .. }), "{err}");
         }
         assert!(DataSources::open(&[]).expect("no sets").is_empty());
     }
@@ -769,9 +747,8 @@ mod tests {
         assert_eq!(data.advance(&mut c, &s), Err(EndOfData { set: Arc::from("recipients"), on_eof: OnEof::StopRun }));
         let failure = data.failure().expect("the reason is kept");
         assert!(failure.contains("longer than the limit of 1 MiB"), "{failure}");
-        let random = set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle);
-        let err = DataSources::open(&[random]).expect_err("indexing a random set reads every row");
-        assert!(err.to_string().contains("longer than the limit"), "{err}");
+        let scan = crate::data_set::scan(&file, b',', None, true).expect("the scan reads up to the long row");
+        assert_eq!(scan.too_long, Some(3), "indexing a random set reads every row");
     }
 
     /// Sequential reading streams: 100,000 rows read twice round through `advance` wrap correctly, and after
