@@ -7,9 +7,6 @@ use super::node::{Node, Value};
 use crate::diag::Diagnostic;
 use crate::live::{OutputKind, OutputSpec, KINDS};
 
-/// Keys of an output's mapping.
-pub(super) const OUTPUT_KEYS: &[&str] = &["influxdb", "prometheus", "raw"];
-
 /// Validates `outputs:`.
 pub fn outputs(cx: &mut Ctx, node: &Node) -> Option<Vec<OutputSpec>> {
     let Value::Seq(items) = &node.value else {
@@ -31,7 +28,7 @@ fn one(cx: &mut Ctx, node: &Node) -> Option<OutputSpec> {
         let text = cx.load_time_text(node, "output")?;
         return checked(cx, node, OutputSpec::parse(&text));
     }
-    let f = cx.fields(node, "output", OUTPUT_KEYS)?;
+    let f = cx.object(node, &super::vocab::OUTPUT)?;
     let kinds: Vec<(OutputKind, &Node)> =
         KINDS.iter().filter_map(|k| Some((OutputKind::named(k)?, f.get(k)?))).collect();
     let [(kind, url_node)] = kinds[..] else {
