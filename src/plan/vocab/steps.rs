@@ -281,9 +281,13 @@ pub static FILE_PART: Object = Object {
     doc: "A file part.",
     examples: "",
     keys: &[
-        key("file", Ty::Text, "The file, relative to the plan; read once at load time.")
-            .required()
-            .examples(r#"["data/photo.jpg"]"#),
+        key(
+            "file",
+            Ty::Text,
+            "The file, relative to the plan, a regular file (not a FIFO or a device); read once at load time.",
+        )
+        .required()
+        .examples(r#"["data/photo.jpg"]"#),
         key("content_type", Ty::Text, "The part's Content-Type.")
             .default("application/octet-stream")
             .examples(r#"["image/jpeg"]"#),
