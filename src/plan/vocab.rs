@@ -286,6 +286,15 @@ mod tests {
         assert_eq!(default(&DATA_SET, "scope"), SCOPES[0]);
     }
 
+    /// An output's databases are the kinds `--out KIND=URL` takes, each one planrun can stream to.
+    #[test]
+    fn output_kinds_are_the_live_outputs() {
+        assert_eq!(OUTPUT.alternatives(), crate::live::KINDS);
+        for kind in OUTPUT.alternatives() {
+            assert!(crate::live::OutputKind::named(kind).is_some(), "`{kind}` is no output kind");
+        }
+    }
+
     #[test]
     fn step_keys_are_the_shapes_keys() {
         let mut all: Vec<&str> = STEP_SHAPES.iter().flat_map(|s| s.names()).collect();

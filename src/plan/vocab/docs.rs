@@ -2,7 +2,7 @@
 //! `<!-- keys: ID -->` and `<!-- /keys -->`; the test fails when a table is missing or differs from what the
 //! vocabulary says, and `BLESS=1 cargo test --lib vocab::docs` writes them.
 
-use super::{all, Need, Object, Ty};
+use super::{all, Need, Object, Ty, STEP_SHAPES};
 
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/plan.md");
 const END: &str = "<!-- /keys -->";
@@ -21,6 +21,23 @@ pub fn table(o: &Object) -> String {
         let row = [format!("`{}`", k.name), type_name(&k.ty), default, k.doc.to_string()]
             .map(|cell| cell.replace('|', "\\|"));
         out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out
+}
+
+/// The table of the step shapes: each one's keys, the optional ones said so.
+fn steps_table() -> String {
+    let mut out = String::from("| step | keys |\n| --- | --- |\n");
+    for shape in STEP_SHAPES {
+        let quoted = |need: bool| -> Vec<String> {
+            shape.keys.iter().filter(|k| (k.need == Need::Required) == need).map(|k| format!("`{}`", k.name)).collect()
+        };
+        let (required, optional) = (quoted(true), quoted(false));
+        let mut keys = required.join(", ");
+        if !optional.is_empty() {
+            keys.push_str(&format!(", and optionally {}", optional.join(", ")));
+        }
+        out.push_str(&format!("| {} | {keys} |\n", shape.what));
     }
     out
 }
@@ -69,6 +86,7 @@ fn regenerate(text: &str) -> (String, Vec<&'static str>) {
         out.push_str(&marked[..close + 3]);
         out.push('\n');
         match all().into_iter().find(|o| o.id == id) {
+            None if id == "step" => out.push_str(&steps_table()),
             Some(o) => {
                 missing.retain(|m| *m != o.id);
                 out.push_str(&table(o));

@@ -7,7 +7,7 @@ use super::{key, Object, Shape, Ty};
 /// A request step.
 pub static REQUEST_STEP: Object = Object {
     id: "request_step",
-    what: "request step",
+    what: "a request",
     doc: "A request step: `name` (the label in results) and `request`, with optional `assert` and `extract`.",
     examples: r#"[{ "name": "home", "request": { "url": "/" }, "assert": [{ "status": 200 }] }]"#,
     keys: &[
@@ -39,7 +39,7 @@ pub static REQUEST_STEP: Object = Object {
 /// A pause step.
 pub static THINK_STEP: Object = Object {
     id: "think_step",
-    what: "think step",
+    what: "a pause",
     doc: "A pause: `think` with a duration, { uniform: [min, max] } or { gaussian: { mean, stddev } }.",
     examples: r#"[{ "think": "200ms" }]"#,
     keys: &[key("think", Ty::Think, "Pause this long; the group's think_time does not apply to pauses.")
@@ -50,7 +50,7 @@ pub static THINK_STEP: Object = Object {
 /// `transaction:`.
 pub static TRANSACTION: Object = Object {
     id: "transaction",
-    what: "transaction step",
+    what: "a transaction",
     doc: "A transaction: a parent sample, labelled by its name, over its steps (like JMeter's Transaction \
         Controller).",
     examples: r#"[{ "transaction": "checkout", "steps": [{ "name": "pay", "request": { "method": "POST", "url": "/pay" } }] }]"#,
@@ -63,7 +63,7 @@ pub static TRANSACTION: Object = Object {
 /// `if:`.
 pub static IF: Object = Object {
     id: "if",
-    what: "if step",
+    what: "a condition",
     doc: "Run `steps` when the condition renders true, else the `else` steps.",
     examples: r#"[{ "if": "{{ token }}", "steps": [{ "name": "orders", "request": { "url": "/orders" } }] }]"#,
     keys: &[
@@ -78,7 +78,7 @@ pub static IF: Object = Object {
 /// `loop:`.
 pub static LOOP: Object = Object {
     id: "loop",
-    what: "loop step",
+    what: "a counted loop",
     doc: "Run `steps` a fixed number of times.",
     examples: r#"[{ "loop": 3, "steps": [{ "name": "page", "request": { "url": "/page" } }] }]"#,
     keys: &[
@@ -90,7 +90,7 @@ pub static LOOP: Object = Object {
 /// `while:`.
 pub static WHILE: Object = Object {
     id: "while",
-    what: "while step",
+    what: "a conditional loop",
     doc: "Run `steps` while the condition renders true, at most `max` times.",
     examples: r#"[{ "while": "{{ status != 'done' }}", "max": 10, "steps": [{ "name": "poll", "request": { "url": "/job" } }] }]"#,
     keys: &[
@@ -111,7 +111,7 @@ pub static WHILE: Object = Object {
 /// `foreach:`.
 pub static FOREACH: Object = Object {
     id: "foreach",
-    what: "foreach step",
+    what: "a loop over a list",
     doc: "Run `steps` once per item of a list, the item in the variable named by `as`.",
     examples: r#"[{ "foreach": "{{ order_ids }}", "as": "order", "steps": [{ "name": "order", "request": { "url": "/orders/{{ order }}" } }] }]"#,
     keys: &[
@@ -130,7 +130,7 @@ pub static FOREACH: Object = Object {
 /// `once:`.
 pub static ONCE: Object = Object {
     id: "once",
-    what: "once step",
+    what: "once per user",
     doc: "Steps each virtual user runs only the first time it reaches them (like JMeter's Once Only Controller).",
     examples: r#"[{ "once": [{ "name": "login", "request": { "method": "POST", "url": "/login" } }] }]"#,
     keys: &[
@@ -141,7 +141,7 @@ pub static ONCE: Object = Object {
 /// `random:`.
 pub static RANDOM: Object = Object {
     id: "random",
-    what: "random step",
+    what: "a random branch",
     doc: "One branch chosen at random by weight on every pass.",
     examples: r#"[{ "random": [{ "weight": 3, "steps": [{ "name": "browse", "request": { "url": "/" } }] }, { "steps": [{ "name": "buy", "request": { "url": "/buy" } }] }] }]"#,
     keys: &[key(
