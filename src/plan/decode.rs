@@ -34,16 +34,29 @@ pub struct Fields<'n> {
     pub node: &'n Node,
     entries: &'n [(Key, Node)],
     what: &'static str,
+    /// The keys allowed here: a key the parser asks for is one of them, or the parser and the vocabulary
+    /// disagree (checked in debug builds, so every test that reads a plan checks it).
+    allowed: Vec<&'static str>,
 }
 
 impl<'n> Fields<'n> {
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&'n Node> {
+        debug_assert!(
+            self.allowed.contains(&key),
+            "the parser reads `{key}`, which the vocabulary does not list in {}",
+            self.what
+        );
         self.entries.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
     }
 
     /// The key node of `key`, if present.
     pub fn key(&self, key: &str) -> Option<&'n Key> {
+        debug_assert!(
+            self.allowed.contains(&key),
+            "the parser reads `{key}`, which the vocabulary does not list in {}",
+            self.what
+        );
         self.entries.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
     }
 }
@@ -58,7 +71,7 @@ impl<'s> Ctx<'s> {
     }
 
     /// Checks that `node` is a mapping whose keys are all in `allowed`, reporting unknown and repeated keys.
-    pub fn fields<'n>(&mut self, node: &'n Node, what: &'static str, allowed: &[&str]) -> Option<Fields<'n>> {
+    pub fn fields<'n>(&mut self, node: &'n Node, what: &'static str, allowed: &[&'static str]) -> Option<Fields<'n>> {
         let Value::Map(entries) = &node.value else {
             self.type_error(node, &format!("{what}: a mapping"));
             return None;
@@ -74,7 +87,7 @@ impl<'s> Ctx<'s> {
                 );
             }
         }
-        Some(Fields { node, entries, what })
+        Some(Fields { node, entries, what, allowed: allowed.to_vec() })
     }
 
     /// Checks that `node` is a mapping with only the keys of `object` (see [`Ctx::fields`]).
