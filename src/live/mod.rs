@@ -17,7 +17,9 @@ mod spec;
 
 pub use aggregate::{Aggregator, LabelSecond, Second};
 pub use observer::{LiveObserver, SecondWatcher};
-pub use spec::{Endpoint, OutputKind, OutputSpec, SpecError, KINDS};
+#[cfg(test)]
+pub use spec::KINDS;
+pub use spec::{Endpoint, OutputKind, OutputSpec, SpecError};
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

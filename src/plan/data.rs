@@ -13,19 +13,16 @@ use std::sync::Arc;
 use super::decode::Ctx;
 use super::model::{DataMode, DataScope, DataSet, OnEof};
 use super::node::{Node, Value};
+use super::vocab;
 use crate::data_set::{self, Scan, ScanError};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::files::{NotAFile, MAX_ROW_TEXT};
 use crate::source::Span;
 
-const SET_KEYS: &[&str] = &["file", "delimiter", "columns", "mode", "scope", "on_eof"];
-const MODES: &[(&str, DataMode)] =
-    &[("sequential", DataMode::Sequential), ("random", DataMode::Random), ("unique", DataMode::Unique)];
-const SCOPES: &[(&str, DataScope)] = &[("shared", DataScope::Shared), ("per_thread", DataScope::PerThread)];
-const ON_EOF: &[(&str, OnEof)] =
-    &[("recycle", OnEof::Recycle), ("stop_thread", OnEof::StopThread), ("stop_run", OnEof::StopRun)];
-/// Names templates already give a meaning to.
-const RESERVED: &[&str] = &["vu", "iteration", "group", "props", "stub"];
+/// The values of the words of `mode:`, `scope:` and `on_eof:` (vocab's `MODES`, `SCOPES`, `ON_EOF`), in order.
+const MODES: [DataMode; 3] = [DataMode::Sequential, DataMode::Random, DataMode::Unique];
+const SCOPES: [DataScope; 2] = [DataScope::Shared, DataScope::PerThread];
+const ON_EOF: [OnEof; 3] = [OnEof::Recycle, OnEof::StopThread, OnEof::StopRun];
 
 /// Validates the `data:` mapping: every set's keys and values, and its file, scanned once.
 ///
@@ -86,7 +83,7 @@ fn set_name(cx: &mut Ctx, name: &str, span: Span) -> bool {
         );
         return false;
     }
-    if RESERVED.contains(&name) || cx.templates.function_names().iter().any(|f| f == name) {
+    if vocab::RESERVED.contains(&name) || cx.templates.function_names().iter().any(|f| f == name) {
         cx.error(
             Diagnostic::new(span, format!("data set name `{name}` is already a name in templates"))
                 .hint("give the data set another name"),
@@ -98,14 +95,14 @@ fn set_name(cx: &mut Ctx, name: &str, span: Span) -> bool {
 
 /// One data set: its keys, their combinations, and its file.
 fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
-    let f = cx.fields(node, "data set", SET_KEYS)?;
+    let f = cx.object(node, &vocab::DATA_SET)?;
     let file_node = cx.require(&f, "file");
     let written = file_node.and_then(|n| cx.load_time_text(n, "file"));
     let delimiter = f.get("delimiter").map_or(Some(b','), |d| delimiter(cx, d));
     let columns = f.get("columns").map(|c| columns(cx, c));
-    let mode = f.get("mode").map_or(Some(DataMode::Sequential), |m| choice(cx, m, "mode", MODES));
-    let scope = f.get("scope").map_or(Some(DataScope::Shared), |s| choice(cx, s, "scope", SCOPES));
-    let on_eof = f.get("on_eof").map(|e| choice(cx, e, "on_eof", ON_EOF));
+    let mode = f.get("mode").map_or(Some(DataMode::Sequential), |m| choice(cx, m, "mode", vocab::MODES, MODES));
+    let scope = f.get("scope").map_or(Some(DataScope::Shared), |s| choice(cx, s, "scope", vocab::SCOPES, SCOPES));
+    let on_eof = f.get("on_eof").map(|e| choice(cx, e, "on_eof", vocab::ON_EOF, ON_EOF));
     // The file is checked whatever the other keys hold, so one pass reports the problems of both.
     let columns = columns.map_or(Some(None), |c| c.map(Some));
     let scanned = match (file_node, &written, delimiter, &columns) {
@@ -184,12 +181,18 @@ fn combination(cx: &mut Ctx, f: &super::decode::Fields, mode: DataMode, scope: D
 }
 
 /// One of a fixed set of words, with "did you mean" and the list of allowed ones.
-fn choice<T: Copy>(cx: &mut Ctx, node: &Node, what: &str, options: &[(&'static str, T)]) -> Option<T> {
+/// `words` and `values` have one length, so a word added to the vocabulary without its value does not build.
+fn choice<T: Copy, const N: usize>(
+    cx: &mut Ctx,
+    node: &Node,
+    what: &str,
+    words: [&str; N],
+    values: [T; N],
+) -> Option<T> {
     let text = cx.string(node, what)?;
-    if let Some((_, v)) = options.iter().find(|(word, _)| *word == text) {
-        return Some(*v);
+    if let Some((_, v)) = words.iter().zip(values).find(|(word, _)| **word == text) {
+        return Some(v);
     }
-    let words: Vec<&str> = options.iter().map(|(word, _)| *word).collect();
     let hint = did_you_mean(&text, words.iter().copied()).map(|s| format!("did you mean `{s}`?"));
     cx.error(
         Diagnostic::new(node.span, format!("unknown {what} `{text}`"))

@@ -34,16 +34,29 @@ pub struct Fields<'n> {
     pub node: &'n Node,
     entries: &'n [(Key, Node)],
     what: &'static str,
+    /// The keys allowed here: a key the parser asks for is one of them, or the parser and the vocabulary
+    /// disagree (checked in debug builds, so every test that reads a plan checks it).
+    allowed: Vec<&'static str>,
 }
 
 impl<'n> Fields<'n> {
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&'n Node> {
+        debug_assert!(
+            self.allowed.contains(&key),
+            "the parser reads `{key}`, which the vocabulary does not list in {}",
+            self.what
+        );
         self.entries.iter().find(|(k, _)| k.name == key).map(|(_, v)| v)
     }
 
     /// The key node of `key`, if present.
     pub fn key(&self, key: &str) -> Option<&'n Key> {
+        debug_assert!(
+            self.allowed.contains(&key),
+            "the parser reads `{key}`, which the vocabulary does not list in {}",
+            self.what
+        );
         self.entries.iter().find(|(k, _)| k.name == key).map(|(k, _)| k)
     }
 }
@@ -58,7 +71,7 @@ impl<'s> Ctx<'s> {
     }
 
     /// Checks that `node` is a mapping whose keys are all in `allowed`, reporting unknown and repeated keys.
-    pub fn fields<'n>(&mut self, node: &'n Node, what: &'static str, allowed: &[&str]) -> Option<Fields<'n>> {
+    pub fn fields<'n>(&mut self, node: &'n Node, what: &'static str, allowed: &[&'static str]) -> Option<Fields<'n>> {
         let Value::Map(entries) = &node.value else {
             self.type_error(node, &format!("{what}: a mapping"));
             return None;
@@ -74,7 +87,12 @@ impl<'s> Ctx<'s> {
                 );
             }
         }
-        Some(Fields { node, entries, what })
+        Some(Fields { node, entries, what, allowed: allowed.to_vec() })
+    }
+
+    /// Checks that `node` is a mapping with only the keys of `object` (see [`Ctx::fields`]).
+    pub fn object<'n>(&mut self, node: &'n Node, object: &'static super::vocab::Object) -> Option<Fields<'n>> {
+        self.fields(node, object.what, &object.names())
     }
 
     /// The value of a required key, or a "missing key" problem at the mapping.
@@ -296,11 +314,15 @@ impl<'s> Ctx<'s> {
                 }
                 ok &= self.check_columns(node, text, &tpl);
                 for (at, filter) in filters_used(text) {
-                    if !KNOWN_FILTERS.contains(&filter.as_str()) {
+                    if !self.templates.has_filter(&filter) {
                         ok = false;
-                        let hint = did_you_mean(&filter, KNOWN_FILTERS.iter().copied())
+                        let known = self.templates.filter_names();
+                        let hint = did_you_mean(&filter, known.iter().map(String::as_str))
                             .map(|s| format!("did you mean `{s}`?"))
-                            .unwrap_or_else(|| "planrun's filters: urlencode, base64, sha256, tojson".into());
+                            .unwrap_or_else(|| {
+                                let own = self.templates.own_filter_names().join(", ");
+                                format!("planrun's own filters: {own}; the others are minijinja's built-in ones")
+                            });
                         let span = self.span_in(node, text, at).with_len(filter.chars().count() as u32);
                         self.error(Diagnostic::new(span, format!("unknown filter `{filter}` in template")).hint(hint));
                     }
@@ -414,66 +436,6 @@ fn names_hint(names: &Names) -> String {
     format!("names available here: {}{more}", v.join(", "))
 }
 
-/// minijinja's built-in filters and planrun's own.
-const KNOWN_FILTERS: &[&str] = &[
-    "abs",
-    "attr",
-    "batch",
-    "bool",
-    "capitalize",
-    "chain",
-    "count",
-    "d",
-    "default",
-    "dictsort",
-    "e",
-    "escape",
-    "first",
-    "float",
-    "groupby",
-    "indent",
-    "int",
-    "items",
-    "join",
-    "last",
-    "length",
-    "lines",
-    "list",
-    "lower",
-    "map",
-    "max",
-    "min",
-    "pprint",
-    "reject",
-    "rejectattr",
-    "replace",
-    "reverse",
-    "round",
-    "safe",
-    "select",
-    "selectattr",
-    "slice",
-    "sort",
-    "split",
-    "string",
-    "sum",
-    "title",
-    "tojson",
-    "trim",
-    "unique",
-    "upper",
-    "urlencode",
-    "zip",
-    "base64",
-    "sha256",
-    "format",
-    "center",
-    "wordcount",
-    "striptags",
-    "truncate",
-    "wordwrap",
-];
-
 /// The filters a template applies (`| name`), with their byte offsets, outside string literals.
 fn filters_used(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
@@ -520,6 +482,19 @@ fn filters_used(text: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::filters_used;
+    use crate::template::Templates;
+
+    #[test]
+    fn filters_are_the_environments() {
+        let t = Templates::new();
+        let names = t.filter_names();
+        for name in ["upper", "default", "urlencode", "tojson", "base64", "sha256"] {
+            assert!(names.iter().any(|n| n == name), "`{name}` is not among {names:?}");
+            assert!(t.has_filter(name), "`{name}` is not a filter");
+        }
+        assert!(!t.has_filter("uper"));
+        assert_eq!(t.own_filter_names(), ["base64", "sha256"]);
+    }
 
     #[test]
     fn finds_filters_outside_strings() {

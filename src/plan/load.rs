@@ -115,7 +115,7 @@ fn stages(cx: &mut Ctx, node: &Node, open: bool) -> Option<Vec<Stage>> {
     let mut out = Vec::new();
     let mut ok = true;
     for item in items {
-        let Some(f) = cx.fields(item, "stage", &["duration", "target"]) else {
+        let Some(f) = cx.object(item, &super::vocab::STAGE) else {
             ok = false;
             continue;
         };

@@ -17,6 +17,7 @@ mod secret;
 mod steps;
 mod threshold;
 mod validate;
+mod vocab;
 mod yaml;
 
 pub use crate::duration::parse as parse_duration;

@@ -4,11 +4,9 @@
 
 use super::decode::Ctx;
 use super::node::{Node, Value};
+use super::vocab;
 use crate::diag::Diagnostic;
-use crate::live::{OutputKind, OutputSpec, KINDS};
-
-/// Keys of an output's mapping.
-pub(super) const OUTPUT_KEYS: &[&str] = &["influxdb", "prometheus", "raw"];
+use crate::live::{OutputKind, OutputSpec};
 
 /// Validates `outputs:`.
 pub fn outputs(cx: &mut Ctx, node: &Node) -> Option<Vec<OutputSpec>> {
@@ -31,13 +29,14 @@ fn one(cx: &mut Ctx, node: &Node) -> Option<OutputSpec> {
         let text = cx.load_time_text(node, "output")?;
         return checked(cx, node, OutputSpec::parse(&text));
     }
-    let f = cx.fields(node, "output", OUTPUT_KEYS)?;
+    let f = cx.object(node, &vocab::OUTPUT)?;
+    let names = vocab::OUTPUT.alternatives();
     let kinds: Vec<(OutputKind, &Node)> =
-        KINDS.iter().filter_map(|k| Some((OutputKind::named(k)?, f.get(k)?))).collect();
+        names.iter().filter_map(|k| Some((OutputKind::named(k)?, f.get(k)?))).collect();
     let [(kind, url_node)] = kinds[..] else {
         cx.error(Diagnostic::new(node.span, "an output names one database").expected(format!(
             "one of {} with its URL, like influxdb: http://127.0.0.1:8086/planrun",
-            KINDS.join(", ")
+            names.join(", ")
         )));
         return None;
     };

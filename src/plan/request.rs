@@ -6,47 +6,19 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{HeaderName, CONTENT_TYPE};
 
-use super::bounds;
 use super::decode::{Ctx, Fields, Names};
 use super::model::{
     Assertion, Body, Check, Defaults, ExtractFrom, Extractor, JsonExpect, JsonTpl, Part, RequestStep, StatusMatch,
     TextExpect,
 };
 use super::node::{Node, Value};
+use super::{bounds, vocab};
 use crate::diag::Diagnostic;
 use crate::source::Span;
 use crate::template::Tpl;
 
-pub(super) const REQUEST_KEYS: &[&str] = &[
-    "method",
-    "url",
-    "query",
-    "headers",
-    "form",
-    "multipart",
-    "json",
-    "body",
-    "content_type",
-    "timeout",
-    "follow_redirects",
-];
 const KEY_HINT: &str = "names are written as they are sent; only values are templates (docs/plan.md, Templates)";
 const CMP_HINT: &str = "assertion values are compared as written; to compare with a rendered value use `expr:`, e.g. expr: \"{{ username in response.body }}\"";
-pub(super) const BODY_KINDS: &[&str] = &["form", "multipart", "json", "body"];
-pub(super) const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
-pub(super) const ASSERT_KEYS: &[&str] = &[
-    "status",
-    "body_contains",
-    "body_not_contains",
-    "body_matches",
-    "max_ms",
-    "max_bytes",
-    "jsonpath",
-    "header",
-    "expr",
-];
-pub(super) const EXTRACT_KEYS: &[&str] = &["regex", "group", "match_no", "jsonpath", "header", "cookie", "default"];
-
 /// Validates `request:` (and the step's `assert:` and `extract:`) into a request step.
 #[allow(clippy::too_many_arguments)]
 pub fn request_step(
@@ -59,7 +31,7 @@ pub fn request_step(
     defaults: &Defaults,
     names: &Names,
 ) -> Option<RequestStep> {
-    let f = cx.fields(node, "request", REQUEST_KEYS)?;
+    let f = cx.object(node, &vocab::REQUEST)?;
     let method = match f.get("method") {
         None => Some(http::Method::GET),
         Some(m) => method(cx, m),
@@ -116,13 +88,14 @@ pub fn request_step(
 fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {
     let text = cx.string(node, "method")?;
     let upper = text.to_ascii_uppercase();
-    if METHODS.contains(&upper.as_str()) {
+    if vocab::METHODS.contains(&upper.as_str()) {
         return http::Method::from_bytes(upper.as_bytes()).ok();
     }
-    let hint = crate::diag::did_you_mean(&upper, METHODS.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+    let hint =
+        crate::diag::did_you_mean(&upper, vocab::METHODS.iter().copied()).map(|m| format!("did you mean `{m}`?"));
     cx.error(
         Diagnostic::new(node.span, format!("unknown HTTP method `{text}`"))
-            .expected(format!("one of: {}", METHODS.join(", ")))
+            .expected(format!("one of: {}", vocab::METHODS.join(", ")))
             .maybe_hint(hint),
     );
     None
@@ -174,7 +147,7 @@ fn named_pairs(cx: &mut Ctx, node: &Node, what: &str, names: &Names) -> Option<V
 }
 
 fn body(cx: &mut Ctx, f: &Fields, names: &Names) -> Option<Body> {
-    let given: Vec<&str> = BODY_KINDS.iter().copied().filter(|k| f.get(k).is_some()).collect();
+    let given: Vec<&str> = vocab::REQUEST.alternatives().into_iter().filter(|k| f.get(k).is_some()).collect();
     if given.len() > 1 {
         let second = f.key(given[1]).map(|k| k.span).unwrap_or(f.node.span);
         cx.error(
@@ -232,7 +205,7 @@ fn multipart(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Part>> {
 }
 
 fn file_part(cx: &mut Ctx, name: String, node: &Node) -> Option<Part> {
-    let f = cx.fields(node, "multipart file part", &["file", "content_type", "filename"])?;
+    let f = cx.object(node, &vocab::FILE_PART)?;
     let file_node = cx.require(&f, "file")?;
     let file = cx.string(file_node, "file")?;
     let path = cx.source.dir().join(&file);
@@ -331,14 +304,14 @@ fn assertions(cx: &mut Ctx, node: &Node, names: &Names) -> Option<Vec<Assertion>
     let mut out = Vec::new();
     let mut ok = true;
     for item in items {
-        if cx.fields(item, "assertion", ASSERT_KEYS).is_none() {
+        if cx.object(item, &vocab::ASSERTION).is_none() {
             ok = false;
             continue;
         }
         let Some((key, value)) = item.as_map().and_then(|m| m.first()) else {
             cx.error(
                 Diagnostic::new(item.span, "an empty assertion")
-                    .expected(format!("one of: {}", ASSERT_KEYS.join(", "))),
+                    .expected(format!("one of: {}", vocab::ASSERTION.names().join(", "))),
             );
             ok = false;
             continue;
@@ -447,7 +420,7 @@ fn bracketed_names(path: &str) -> Option<String> {
 }
 
 fn json_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
-    let f = cx.fields(node, "jsonpath assertion", &["path", "equals", "exists", "matches"])?;
+    let f = cx.object(node, &vocab::JSONPATH_CHECK)?;
     let (text, path) = cx.require(&f, "path").and_then(|p| json_path(cx, p, "path"))?;
     let expect = if let Some(e) = f.get("equals") {
         if !literal_json(cx, e) {
@@ -497,7 +470,7 @@ fn json_constant(node: &Node) -> serde_json::Value {
 }
 
 fn header_check(cx: &mut Ctx, node: &Node) -> Option<Check> {
-    let f = cx.fields(node, "header assertion", &["name", "equals", "matches", "exists"])?;
+    let f = cx.object(node, &vocab::HEADER_CHECK)?;
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"))?;
     let expect = if let Some(e) = f.get("equals") {
         TextExpect::Equals(cx.literal_string(e, "header `equals`", CMP_HINT)?)
@@ -532,14 +505,13 @@ fn extractors(cx: &mut Ctx, node: &Node) -> Option<Vec<Extractor>> {
 }
 
 fn extractor(cx: &mut Ctx, name: &str, span: Span, node: &Node) -> Option<Extractor> {
-    let f = cx.fields(node, "extractor", EXTRACT_KEYS)?;
-    let sources: Vec<&str> =
-        ["regex", "jsonpath", "header", "cookie"].into_iter().filter(|k| f.get(k).is_some()).collect();
+    let f = cx.object(node, &vocab::EXTRACTOR)?;
+    let sources: Vec<&str> = vocab::EXTRACTOR.alternatives().into_iter().filter(|k| f.get(k).is_some()).collect();
     if sources.len() != 1 {
         cx.error(
             Diagnostic::new(
                 node.span,
-                format!("extractor `{name}` needs exactly one of regex, jsonpath, header, cookie"),
+                format!("extractor `{name}` needs exactly one of {}", vocab::EXTRACTOR.alternatives().join(", ")),
             )
             .hint("e.g. { jsonpath: \"$.id\" }"),
         );

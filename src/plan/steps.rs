@@ -3,42 +3,19 @@
 
 use std::sync::Arc;
 
-use super::bounds;
 use super::decode::{Ctx, Fields, Names};
 use super::model::{Defaults, Step};
 use super::node::{Node, Value};
 use super::request::request_step;
 use super::validate::think;
+use super::{bounds, vocab};
 use crate::diag::Diagnostic;
 
-pub(super) const STEP_KEYS: &[&str] = &[
-    "name",
-    "request",
-    "assert",
-    "extract",
-    "think",
-    "transaction",
-    "steps",
-    "if",
-    "else",
-    "loop",
-    "while",
-    "max",
-    "foreach",
-    "as",
-    "once",
-    "random",
-];
-/// The keys that make a step a block, with the keys each allows beside `steps`.
-pub(super) const BLOCKS: &[(&str, &[&str])] = &[
-    ("transaction", &["transaction", "steps"]),
-    ("if", &["if", "steps", "else"]),
-    ("loop", &["loop", "steps"]),
-    ("while", &["while", "max", "steps"]),
-    ("foreach", &["foreach", "as", "steps"]),
-    ("once", &["once"]),
-    ("random", &["random"]),
-];
+/// "blocks are transaction, if, ...": the heads of the block steps.
+fn blocks_hint() -> String {
+    let heads: Vec<&str> = vocab::blocks().iter().map(|b| vocab::head(b)).collect();
+    format!("blocks are {}", heads.join(", "))
+}
 
 /// A list of steps.
 pub fn steps(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Vec<Step>> {
@@ -55,8 +32,9 @@ pub fn steps(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> O
 }
 
 fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option<Step> {
-    let f = cx.fields(node, "step", STEP_KEYS)?;
-    if let Some((kind, allowed)) = BLOCKS.iter().find(|(k, _)| f.get(k).is_some()) {
+    let f = cx.fields(node, "step", &vocab::step_keys())?;
+    if let Some(shape) = vocab::blocks().iter().find(|b| f.get(vocab::head(b)).is_some()) {
+        let (kind, allowed) = (vocab::head(shape), shape.names());
         if let Some((k, _)) = node.as_map()?.iter().find(|(k, _)| !allowed.contains(&k.name.as_str())) {
             cx.error(
                 Diagnostic::new(k.span, format!("`{}` does not go in a `{kind}` step", k.name))
@@ -77,10 +55,7 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
         return think(cx, t).map(Step::Think);
     }
     if let Some(k) = f.key("steps").or_else(|| f.key("else")).or_else(|| f.key("max")).or_else(|| f.key("as")) {
-        cx.error(
-            Diagnostic::new(k.span, format!("`{}` belongs to a block step", k.name))
-                .hint("blocks are transaction, if, loop, while, foreach, once, random"),
-        );
+        cx.error(Diagnostic::new(k.span, format!("`{}` belongs to a block step", k.name)).hint(blocks_hint()));
         return None;
     }
     if f.get("request").is_none() {
@@ -89,7 +64,7 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
         } else {
             cx.error(
                 Diagnostic::new(node.span, "a step needs `name` and `request`, `think`, or a block")
-                    .hint("blocks are transaction, if, loop, while, foreach, once, random"),
+                    .hint(blocks_hint()),
             );
         }
         return None;
@@ -184,7 +159,7 @@ fn random(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Opti
     }
     let mut branches = Vec::new();
     for item in items {
-        let f = cx.fields(item, "random branch", &["weight", "steps"])?;
+        let f = cx.object(item, &vocab::BRANCH)?;
         let weight = match f.get("weight") {
             Some(w) => cx.count(w, "weight", bounds::WEIGHT),
             None => Some(1),

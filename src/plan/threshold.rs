@@ -38,7 +38,7 @@ pub fn thresholds(cx: &mut Ctx, node: &Node) -> Option<Vec<Threshold>> {
 fn one(cx: &mut Ctx, label: Option<Arc<str>>, node: &Node) -> Option<Threshold> {
     let (check_node, abort_on_fail, delay) = match &node.value {
         Value::Map(_) => {
-            let f = cx.fields(node, "threshold", &["check", "abort_on_fail", "delay"])?;
+            let f = cx.object(node, &super::vocab::THRESHOLD)?;
             let check = cx.require(&f, "check")?;
             let abort = match f.get("abort_on_fail") {
                 Some(a) => cx.boolean(a, "abort_on_fail")?,

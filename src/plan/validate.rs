@@ -9,44 +9,14 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
-use super::{bounds, load, LoadOptions};
+use super::{bounds, load, vocab, LoadOptions};
 use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
 use crate::source::{Source, Span};
 use crate::template::{Scope, Shared, Templates, Tpl};
 use std::path::PathBuf;
 
-pub(super) const PLAN_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "seed",
-    "stub",
-    "properties",
-    "defaults",
-    "variables",
-    "data",
-    "setup",
-    "thread_groups",
-    "teardown",
-    "thresholds",
-    "outputs",
-];
-pub(super) const DEFAULTS_KEYS: &[&str] =
-    &["base_url", "timeout", "headers", "follow_redirects", "cookies", "max_body", "tls"];
-pub(super) const TLS_KEYS: &[&str] = &["insecure", "ca", "client_cert", "client_key"];
 /// Response bytes kept for assertions and extractors by default; the rest is counted and discarded.
 pub(super) const DEFAULT_MAX_BODY: u64 = 10 << 20;
-pub(super) const GROUP_KEYS: &[&str] = &[
-    "name",
-    "threads",
-    "ramp_up",
-    "loops",
-    "duration",
-    "think_time",
-    "steps",
-    "arrival_rate",
-    "stages",
-    "max_threads",
-];
 pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Validates a parsed plan.
@@ -85,7 +55,7 @@ pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan
         columns: Default::default(),
     };
     super::duplicates::check(root, &mut cx.diags);
-    let Some(f) = cx.fields(root, "plan", PLAN_KEYS) else {
+    let Some(f) = cx.object(root, &vocab::PLAN) else {
         return Err(cx.diags);
     };
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
@@ -233,7 +203,7 @@ fn secret_wrapper<'n>(cx: &mut Ctx, node: &'n Node) -> Option<(&'n Node, bool)> 
     if !is_wrapper {
         return Some((node, false));
     }
-    let f = cx.fields(node, "secret value", &["value", "secret"])?;
+    let f = cx.object(node, &vocab::SECRET)?;
     let value = cx.require(&f, "value")?;
     let secret = match f.get("secret") {
         Some(s) => cx.boolean(s, "secret")?,
@@ -319,7 +289,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         tls: TlsSettings::default(),
     };
     let Some(node) = node else { return Some(d) };
-    let f = cx.fields(node, "defaults", DEFAULTS_KEYS)?;
+    let f = cx.object(node, &vocab::DEFAULTS)?;
     if let Some(b) = f.get("base_url") {
         d.base_url = cx.load_time_text(b, "base_url");
         if let Some(url) = &d.base_url {
@@ -355,7 +325,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
 }
 
 fn tls(cx: &mut Ctx, node: &Node) -> Option<TlsSettings> {
-    let f = cx.fields(node, "tls", TLS_KEYS)?;
+    let f = cx.object(node, &vocab::TLS)?;
     let mut t = TlsSettings::default();
     if let Some(i) = f.get("insecure") {
         t.insecure = cx.boolean(i, "insecure")?;
@@ -433,7 +403,7 @@ fn thread_groups(
 }
 
 fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, phase: Phase) -> Option<ThreadGroup> {
-    let f = cx.fields(node, "thread group", GROUP_KEYS)?;
+    let f = cx.object(node, &vocab::GROUP)?;
     let name = cx.require(&f, "name").and_then(|n| cx.string(n, "name"));
     let shape = load::load(cx, &f);
     let ramp_up = f.get("ramp_up").map(|r| cx.duration(r, "ramp_up")).unwrap_or(Some(Duration::ZERO));
@@ -468,7 +438,7 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, p
 pub(super) fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
     match &node.value {
         Value::Map(_) => {
-            let f = cx.fields(node, "think time", &["uniform", "gaussian"])?;
+            let f = cx.object(node, &vocab::THINK)?;
             if let Some(u) = f.get("uniform") {
                 let Value::Seq(b) = &u.value else {
                     cx.type_error(u, "uniform: [min, max], e.g. [100ms, 300ms]");
@@ -486,7 +456,7 @@ pub(super) fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
                 return Some(Think::Uniform(lo, hi));
             }
             if let Some(g) = f.get("gaussian") {
-                let gf = cx.fields(g, "gaussian", &["mean", "stddev"])?;
+                let gf = cx.object(g, &vocab::GAUSSIAN)?;
                 let mean = cx.require(&gf, "mean").and_then(|m| cx.duration(m, "mean"));
                 let stddev = cx.require(&gf, "stddev").and_then(|s| cx.duration(s, "stddev"));
                 return Some(Think::Gaussian { mean: mean?, stddev: stddev? });

@@ -149,10 +149,40 @@ impl Templates {
         }
     }
 
+    /// Whether templates can apply the filter `name`, asked of the environment (minijinja's `is filter` test).
+    pub fn has_filter(&self, name: &str) -> bool {
+        let Ok(expr) = self.env.compile_expression("name is filter") else { return false };
+        expr.eval(minijinja::context! { name => name }).is_ok_and(|v| v.is_true())
+    }
+
+    /// Names of the filters templates can apply, minijinja's and planrun's, for "did you mean".
+    pub fn filter_names(&self) -> Vec<String> {
+        filter_names(&self.env)
+    }
+
+    /// Names of planrun's own filters, those a plain minijinja environment lacks.
+    pub fn own_filter_names(&self) -> Vec<String> {
+        let builtin = filter_names(&Environment::new());
+        self.filter_names().into_iter().filter(|f| !builtin.contains(f)).collect()
+    }
+
     /// Names of the functions templates can call, planrun's and minijinja's, for "did you mean".
     pub fn function_names(&self) -> Vec<String> {
         self.env.globals().map(|(k, _)| k.to_owned()).collect()
     }
+}
+
+/// The filters of an environment. minijinja lists them only in its `Debug` output (`filters: ["abs", ...]`);
+/// each name found is checked with `is filter`, so a change of that output can only shorten the list, which
+/// the tests would see.
+fn filter_names(env: &Environment<'static>) -> Vec<String> {
+    let debug = format!("{env:?}");
+    let Some(list) = debug.split("filters: [").nth(1).and_then(|rest| rest.split(']').next()) else {
+        return Vec::new();
+    };
+    let names = list.split(',').map(|n| n.trim().trim_matches('"').to_string()).filter(|n| !n.is_empty());
+    let Ok(expr) = env.compile_expression("name is filter") else { return Vec::new() };
+    names.filter(|n| expr.eval(minijinja::context! { name => n }).is_ok_and(|v| v.is_true())).collect()
 }
 
 impl Default for Templates {

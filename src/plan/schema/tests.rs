@@ -1,14 +1,11 @@
-//! The schema against the parser: its objects' keys are the parser's key lists, and its patterns accept
-//! what the parser's functions accept.
+//! The schema against the vocabulary and the parser: every object of the vocabulary is in it, and its
+//! patterns accept what the parser's functions accept.
 
 use regex::Regex;
 use serde_json::Value;
 
-use super::steps::{BRANCH_KEYS, EXTRACT_SOURCES, FILE_PART_KEYS, HEADER_CHECK_KEYS, JSONPATH_KEYS, THINK};
 use super::*;
 use crate::diag::Diagnostic;
-use crate::plan::request::{ASSERT_KEYS, EXTRACT_KEYS, METHODS, REQUEST_KEYS};
-use crate::plan::steps::{BLOCKS, STEP_KEYS};
 use crate::plan::{LoadOptions, PlanError, PlanFile};
 use crate::source::Source;
 
@@ -23,64 +20,26 @@ fn keys(schema: &Value, pointer: &str) -> Vec<String> {
     props.unwrap_or_else(|| panic!("no properties at {pointer}")).keys().cloned().collect()
 }
 
-/// The step shape whose first required key is `kind`.
-fn step_shape<'a>(schema: &'a Value, kind: &str) -> &'a Value {
-    let shapes = at(schema, "/definitions/step/oneOf").as_array().expect("step shapes");
-    shapes.iter().find(|s| s["required"][0] == kind).unwrap_or_else(|| panic!("no step shape for `{kind}`"))
-}
-
 fn strings(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
 #[test]
-fn objects_have_exactly_the_parsers_keys() {
+fn every_object_of_the_vocabulary_is_in_the_schema() {
     let s = plan_schema();
+    let mut props = Vec::new();
+    every(&s, "properties", String::new(), &mut props);
+    let lists: Vec<Vec<String>> =
+        props.iter().filter_map(|(_, m)| m.as_object()).map(|m| m.keys().cloned().collect()).collect();
+    for o in vocab::all() {
+        let names = strings(&o.names());
+        assert!(lists.contains(&names), "the schema has no object with the keys of the {}: {names:?}", o.what);
+    }
     let request = "/definitions/step/oneOf/0/properties/request";
-    let cases: &[(&str, &[&str])] = &[
-        ("", PLAN_KEYS),
-        ("/properties/defaults", DEFAULTS_KEYS),
-        ("/properties/defaults/properties/tls", TLS_KEYS),
-        ("/definitions/thread_group", GROUP_KEYS),
-        (request, REQUEST_KEYS),
-        ("/definitions/step/oneOf/0/properties/assert/items", ASSERT_KEYS),
-        ("/definitions/step/oneOf/0/properties/extract/additionalProperties", EXTRACT_KEYS),
-        ("/definitions/thread_group/properties/think_time/anyOf/1", THINK_KEYS),
-        ("/definitions/thread_group/properties/think_time/anyOf/1/properties/gaussian", GAUSSIAN_KEYS),
-        ("/definitions/thread_group/properties/stages/items", STAGE_KEYS),
-        ("/definitions/threshold_check/anyOf/1", THRESHOLD_KEYS),
-        ("/properties/data/additionalProperties", SET_KEYS),
-        ("/properties/properties/additionalProperties/anyOf/1", SECRET_KEYS),
-        ("/properties/variables/additionalProperties/anyOf/1", SECRET_KEYS),
-        (
-            "/definitions/step/oneOf/0/properties/request/properties/multipart/additionalProperties/anyOf/1",
-            FILE_PART_KEYS,
-        ),
-        ("/definitions/step/oneOf/0/properties/assert/items/properties/jsonpath", JSONPATH_KEYS),
-        ("/definitions/step/oneOf/0/properties/assert/items/properties/header", HEADER_CHECK_KEYS),
-    ];
-    for (pointer, list) in cases {
-        assert_eq!(keys(&s, pointer), strings(list), "properties at `{pointer}`");
-    }
-    for (kind, list) in BLOCKS {
-        assert_eq!(keys(step_shape(&s, kind), ""), strings(list), "the `{kind}` step");
-    }
-    assert_eq!(keys(step_shape(&s, "random"), "/properties/random/items"), strings(BRANCH_KEYS));
-    assert_eq!(keys(step_shape(&s, THINK), ""), [THINK]);
-    let mut all: Vec<String> = at(&s, "/definitions/step/oneOf")
-        .as_array()
-        .expect("step shapes")
-        .iter()
-        .flat_map(|shape| keys(shape, ""))
-        .collect();
-    all.sort();
-    all.dedup();
-    let mut step_keys = strings(STEP_KEYS);
-    step_keys.sort();
-    assert_eq!(all, step_keys, "the keys of all step shapes together");
-    assert_eq!(at(&s, &format!("{request}/properties/method/anyOf/0/enum")), &serde_json::json!(METHODS));
+    assert_eq!(keys(&s, request), strings(&vocab::REQUEST.names()));
+    assert_eq!(at(&s, &format!("{request}/properties/method/anyOf/0/enum")), &serde_json::json!(vocab::METHODS));
     let data = "/properties/data/additionalProperties/properties";
-    for (key, words) in [("mode", MODES), ("scope", SCOPES), ("on_eof", ON_EOF)] {
+    for (key, words) in [("mode", &vocab::MODES[..]), ("scope", &vocab::SCOPES[..]), ("on_eof", &vocab::ON_EOF[..])] {
         assert_eq!(at(&s, &format!("{data}/{key}/enum")), &serde_json::json!(words), "data set `{key}`");
     }
 }
@@ -95,16 +54,6 @@ fn problems(yaml: &str) -> Vec<Diagnostic> {
     }
 }
 
-/// The list a parser problem whose message contains `needle` gives after "one of".
-fn parser_list(yaml: &str, needle: &str) -> Vec<String> {
-    let found = problems(yaml);
-    let d = found.iter().find(|d| d.message.contains(needle));
-    let d = d.unwrap_or_else(|| panic!("no problem with `{needle}` in {found:#?}"));
-    let text = d.expected.clone().unwrap_or_else(|| d.message.clone());
-    let list = text.rsplit("one of").next().unwrap_or_default();
-    list.trim_start_matches(':').split(',').map(|w| w.trim().to_string()).collect()
-}
-
 /// A plan with one group that has `group` among its keys and `step` as its one step.
 fn plan(top: &str, group: &str, step: &str) -> String {
     format!("name: probe\n{top}\nthread_groups:\n  - {{ name: g, threads: 1, {group} steps: [ {step} ] }}\n")
@@ -113,42 +62,8 @@ fn plan(top: &str, group: &str, step: &str) -> String {
 const GET: &str = "{ name: s, request: { url: 'http://127.0.0.1:1/' } }";
 
 #[test]
-fn inline_key_lists_are_the_parsers() {
-    let unknown = "unknown key `zzz`";
-    let req = |extra: &str| format!("{{ name: s, request: {{ url: 'http://127.0.0.1:1/' }}, {extra} }}");
-    let cases: Vec<(String, &str, &[&str])> = vec![
-        (plan("", "think_time: { zzz: 1 },", GET), unknown, THINK_KEYS),
-        (plan("", "think_time: { gaussian: { zzz: 1 } },", GET), unknown, GAUSSIAN_KEYS),
-        (plan("", "", "{ think: { zzz: 1 } }"), unknown, THINK_KEYS),
-        (
-            plan("", "duration: 1s, arrival_rate: 1/s, stages: [ { zzz: 1 } ],", GET).replace("threads: 1, ", ""),
-            unknown,
-            STAGE_KEYS,
-        ),
-        (plan("thresholds: { total: [ { check: 'p95 < 1s', zzz: 1 } ] }", "", GET), unknown, THRESHOLD_KEYS),
-        (plan("", "", &format!("{{ random: [ {{ zzz: 1, steps: [ {GET} ] }} ] }}")), unknown, BRANCH_KEYS),
-        (
-            plan("", "", "{ name: s, request: { url: /, multipart: { f: { file: x, zzz: 1 } } } }"),
-            unknown,
-            FILE_PART_KEYS,
-        ),
-        (plan("", "", &req("assert: [ { jsonpath: { path: $.a, zzz: 1 } } ]")), unknown, JSONPATH_KEYS),
-        (plan("", "", &req("assert: [ { header: { name: a, zzz: 1 } } ]")), unknown, HEADER_CHECK_KEYS),
-        (plan("", "", &req("extract: { v: { group: 1 } }")), "needs exactly one", EXTRACT_SOURCES),
-        (plan("data: { users: { file: none.csv, zzz: 1 } }", "", GET), unknown, SET_KEYS),
-        (plan("properties: { p: { value: 1, zzz: 1 } }", "", GET), unknown, SECRET_KEYS),
-        (plan("variables: { v: { value: 1, zzz: 1 } }", "", GET), unknown, SECRET_KEYS),
-        (plan("data: { users: { file: none.csv, mode: zzz } }", "", GET), "unknown mode", MODES),
-        (plan("data: { users: { file: none.csv, scope: zzz } }", "", GET), "unknown scope", SCOPES),
-        (plan("data: { users: { file: none.csv, on_eof: zzz } }", "", GET), "unknown on_eof", ON_EOF),
-    ];
-    for (yaml, needle, list) in cases {
-        assert_eq!(parser_list(&yaml, needle), strings(list), "in\n{yaml}");
-    }
-    for source in EXTRACT_SOURCES {
-        assert!(EXTRACT_KEYS.contains(source), "`{source}` is not an extractor key");
-    }
-    for name in RESERVED {
+fn reserved_names_are_refused() {
+    for name in vocab::RESERVED {
         let yaml = plan(&format!("data: {{ {name}: {{ file: none.csv }} }}"), "", GET);
         assert!(problems(&yaml).iter().any(|d| d.message.contains("already a name")), "`{name}` is reserved");
     }

@@ -1,4 +1,4 @@
-//! The shapes of scalar values: templates, durations, counts, rates, statuses, pauses.
+//! The shapes of scalar values: templates, durations, counts, rates, statuses.
 //!
 //! Each pattern is the regular expression form of a parser function (`duration::parse`, `Ctx::count`,
 //! `load::parse_rate`, `threshold::parse`); the tests hold every pattern to its parser on a table of samples.
@@ -92,29 +92,4 @@ pub(super) fn one_status() -> Value {
             { "type": "string", "pattern": r"^[1-5](?:xx|\d\d)$" }
         ]
     })
-}
-
-/// A pause: a fixed duration, `{ uniform: [min, max] }` or `{ gaussian: { mean, stddev } }`.
-pub(super) fn think() -> Value {
-    let uniform = prop(
-        "A pause drawn uniformly between two durations, [min, max].",
-        json!([["100ms", "300ms"]]),
-        json!({ "type": "array", "items": duration(), "minItems": 2, "maxItems": 2 }),
-    );
-    let gaussian = super::object(super::GAUSSIAN_KEYS, super::GAUSSIAN_KEYS, |key| match key {
-        "mean" => Some(prop("The mean pause.", json!(["200ms"]), duration())),
-        "stddev" => Some(prop("The standard deviation of the pause.", json!(["50ms"]), duration())),
-        _ => None,
-    });
-    let mut random = super::object(super::THINK_KEYS, &[], |key| match key {
-        "uniform" => Some(uniform.clone()),
-        "gaussian" => Some(prop(
-            "A pause drawn from a normal distribution with this mean and standard deviation, never below zero.",
-            json!([{ "mean": "200ms", "stddev": "50ms" }]),
-            gaussian.clone(),
-        )),
-        _ => None,
-    });
-    random["minProperties"] = json!(1);
-    json!({ "anyOf": [duration(), random] })
 }
