@@ -5,7 +5,8 @@
 //! the users wait in `emit`, between two requests: results are never dropped to keep pace, and no request's
 //! time includes the wait. When the run is told to hurry (a signal), the drain stops waiting: it keeps taking
 //! samples into the statistics, so every user can finish, keeps what an output cannot take yet, and once the
-//! users are done gives the outputs [`GRACE`] to finish before it gives up on them and counts what they lack.
+//! users are done waits for the outputs while they write: one that writes nothing for [`GRACE`] is given up on,
+//! and what it lacks is counted.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,8 +28,12 @@ const BATCH: usize = 1024;
 /// milliseconds of samples waiting in the channel cost nothing (it holds thousands).
 const GATHER: Duration = Duration::from_millis(4);
 
-/// Once the users are done after a hurry, how long the outputs have to write what they still hold.
+/// Once the users are done after a hurry, how long an output may write nothing before the run stops
+/// waiting for it.
 pub const GRACE: Duration = Duration::from_secs(1);
+
+/// After a hurry, the longest the run waits for outputs that are still writing, beyond the first [`GRACE`].
+const MAX_GRACE: Duration = Duration::from_secs(10);
 
 /// At the end of a run, after how long the observers hear that results are still being written.
 const NOTICE: Duration = Duration::from_secs(1);
@@ -150,12 +155,25 @@ async fn close(
     let mut deadline = hurried.then(|| Instant::now() + GRACE);
     let notice = Instant::now() + NOTICE;
     let mut told = false;
+    let landed: Vec<Arc<Shared>> = closing.iter().map(|(shared, _)| shared.clone()).collect();
+    let mut progress = written(&landed);
+    let mut extended = Duration::ZERO;
     'wait: for (_, task) in &mut closing {
         loop {
             let tell_at = if told { None } else { Some(notice) };
             tokio::select! {
                 _ = &mut *task => break,
-                () = sleep_until(deadline) => break 'wait,
+                () = sleep_until(deadline) => {
+                    // An output still writing is given more time, up to MAX_GRACE: only one that has written
+                    // nothing for GRACE is given up on (a busy machine can make a healthy one slow).
+                    let now = written(&landed);
+                    if now == progress || extended >= MAX_GRACE {
+                        break 'wait;
+                    }
+                    progress = now;
+                    extended += GRACE;
+                    deadline = Some(Instant::now() + GRACE);
+                }
                 () = sleep_until(tell_at), if deadline.is_none() => {
                     told = true;
                     observers.iter_mut().for_each(|o| o.writing());
@@ -181,6 +199,11 @@ async fn close(
             }
         })
         .collect()
+}
+
+/// Records written so far by all the outputs being closed.
+fn written(outputs: &[Arc<Shared>]) -> u64 {
+    outputs.iter().map(|shared| shared.landed.records()).sum()
 }
 
 /// Sleeps until `at`; forever when there is none.
@@ -247,6 +270,20 @@ mod tests {
     impl Sink for Stalled {
         fn write(&mut self, _: &[Sample]) -> Result<(), SinkError> {
             let _ = self.0.recv();
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<(), SinkError> {
+            Ok(())
+        }
+    }
+
+    /// Takes `delay` over every batch, and keeps count.
+    struct Slow(Duration, Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Sink for Slow {
+        fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
+            std::thread::sleep(self.0);
+            self.1.fetch_add(batch.len(), std::sync::atomic::Ordering::SeqCst);
             Ok(())
         }
         fn finish(&mut self) -> Result<(), SinkError> {
@@ -331,6 +368,25 @@ mod tests {
         assert_eq!(stalled.unwritten(), total);
         assert_eq!(memory.rows() as u64, total, "the healthy output has every row");
         assert!(!drained.outputs[1].abandoned);
+    }
+
+    #[tokio::test]
+    async fn after_a_hurry_an_output_that_is_still_writing_is_waited_for() {
+        let rows = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (hurry_tx, hurry) = watch::channel(false);
+        hurry_tx.send(true).unwrap();
+        let (tx, rx) = mpsc::channel(64);
+        let slow = Slow(GRACE * 2 / 5, rows.clone());
+        let drained = tokio::spawn(drain(rx, SinkSet::new(vec![Box::new(slow)]), hurry));
+        // Batches apart, so the output takes longer than GRACE in all, but writes something well within it.
+        for _ in 0..6 {
+            tx.send(sample("step")).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        drop(tx);
+        let drained = drained.await.unwrap();
+        assert!(!drained.outputs[0].abandoned, "{:?}", drained.outputs[0]);
+        assert_eq!((drained.outputs[0].unwritten(), rows.load(std::sync::atomic::Ordering::SeqCst)), (0, 6));
     }
 
     #[tokio::test]
