@@ -9,17 +9,20 @@ use super::args::{ExtrasArgs, RunArgs};
 use super::guard::{Aborted, Guard};
 use super::http_debug::DebugPrinter;
 use super::placement::Placement;
-use super::print::{err, errln, outln};
+use super::print::{errln, outln};
 use super::progress::Progress;
+use super::report::UnreadableTimestamps;
 use super::{exit, signals};
 use crate::compile::Graph;
 use crate::dashboard::Dashboard;
+use crate::dashboard::DashboardError;
+use crate::limits::TooFewFiles;
 use crate::pipeline::{LoadError, StubMode};
-use crate::plan::{LoadOptions, PlanError};
+use crate::plan::LoadOptions;
 use crate::report::dropped::DroppedIterations;
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate_run, render as render_thresholds};
-use crate::run::{Active, RunResult};
+use crate::run::{Active, RunResult, StartError};
 use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
@@ -27,40 +30,78 @@ use crate::sink::timestamp::TimestampFormat;
 use crate::sink::{Sink, SinkError, SinkSet, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
+    match run_plan(a).await {
+        Ok(code) => code,
+        Err(e) => e.report(),
+    }
+}
+
+/// Why a run did not go through: nothing was sent, or the run could not start.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    /// The plan cannot run.
+    #[error(transparent)]
+    Plan(#[from] LoadError),
+    /// `--report` with a results path that is not a regular file.
+    #[error("--report reads the JTL back, so -o must be a regular file; {} is not", .0.display())]
+    ResultsNotAFile(PathBuf),
+    /// `--report` with a timeStamp format the report cannot read back.
+    #[error("--report reads the JTL back, and {0}")]
+    Unreadable(UnreadableTimestamps),
+    /// An output could not be opened.
+    #[error("{0} (nothing was sent)")]
+    Output(#[from] SinkError),
+    /// The dashboard could not listen.
+    #[error("{0} (nothing was sent)")]
+    Dashboard(#[from] DashboardError),
+    /// A live output could not start.
+    #[error("{0} (nothing was sent)")]
+    Live(String),
+    /// The run needs more open files than the machine allows.
+    #[error(transparent)]
+    OpenFiles(#[from] TooFewFiles),
+    /// The run could not start (a data set, a runtime).
+    #[error(transparent)]
+    Start(#[from] StartError),
+}
+
+impl RunError {
+    /// Prints the error and returns its exit code.
+    fn report(&self) -> i32 {
+        match self {
+            Self::Plan(e) => super::load::report_load_error(e),
+            Self::ResultsNotAFile(_) | Self::Unreadable(_) => {
+                errln!("error: {self}");
+                exit::BAD_INPUT
+            }
+            Self::Output(_) | Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
+                errln!("error: {self}");
+                exit::ABORTED
+            }
+        }
+    }
+}
+
+/// Runs the plan; the exit code of a run that went through, or why it did not.
+async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = match super::load::plan(&a.plan.plan, opts, StubMode::Start).await {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+    let loaded = super::load::plan_or_error(&a.plan.plan, opts, StubMode::Start).await?;
     let graph = loaded.graph.clone();
     let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
     if a.report.is_some() && std::fs::metadata(&jtl_path).is_ok_and(|m| !m.is_file()) {
-        errln!("error: --report reads the JTL back, so -o must be a regular file; {} is not", jtl_path.display());
-        return exit::BAD_INPUT;
+        return Err(RunError::ResultsNotAFile(jtl_path));
     }
-    if let Err(code) = super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()) {
-        return code;
-    }
+    super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()).map_err(RunError::Unreadable)?;
     // Every output is opened before anything is sent: one that cannot be written stops the run here.
-    let opened = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())
-        .and_then(|after| Ok((after, open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?)));
-    let (after, outputs) = match opened {
-        Ok(o) => o,
-        Err(e) => {
-            errln!("error: {e} (nothing was sent)");
-            return exit::ABORTED;
-        }
-    };
+    let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
+    let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?;
     let placement = Placement::resolve(&a.placement, &graph, loaded.stub.is_some());
     let active = Arc::new(Active::new(graph.groups.len()));
     let segment = (!placement.segment.is_whole()).then_some(placement.segment);
     let peak = placement.share.users + placement.share.setup_users;
     // The in-process stub holds the other end of every connection.
     let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
-    if let Err(e) = crate::limits::ensure_open_files(sockets) {
-        errln!("error: {e}");
-        return exit::ABORTED;
-    }
+    crate::limits::ensure_open_files(sockets)?;
     if !a.quiet {
         let threads = peak;
         errln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
@@ -75,26 +116,16 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     placement.announce(a.quiet, loaded.stub.is_some());
     let specs = super::live::specs(&a.live, &graph);
     let dashboard = match a.dashboard {
-        Some(addr) => match Dashboard::start(addr, &graph.name).await {
-            Ok(d) => {
-                errln!("planrun: dashboard on {}", d.url());
-                Some(d)
-            }
-            Err(e) => {
-                errln!("error: {e} (nothing was sent)");
-                return exit::ABORTED;
-            }
-        },
+        Some(addr) => {
+            let d = Dashboard::start(addr, &graph.name).await?;
+            errln!("planrun: dashboard on {}", d.url());
+            Some(d)
+        }
         None => None,
     };
     let watchers = dashboard.iter().map(Dashboard::watcher).collect();
-    let live = match super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await {
-        Ok(live) => live,
-        Err(e) => {
-            errln!("error: {e} (nothing was sent)");
-            return exit::ABORTED;
-        }
-    };
+    let live =
+        super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await.map_err(RunError::Live)?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let (hurry_tx, hurry_rx) = watch::channel(false);
@@ -119,13 +150,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if let Some(progress) = progress {
         sinks.observers.push(Box::new(progress));
     }
-    let result = match crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await {
-        Ok(r) => r,
-        Err(e) => {
-            errln!("error: {e}");
-            return exit::ABORTED;
-        }
-    };
+    let result = crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await?;
     if let Some(stub) = loaded.stub {
         stub.shutdown().await;
     }
@@ -160,7 +185,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         internal_errors: result.stats.summary().internal_errors() > 0,
         threshold_failed: verdicts.iter().any(|v| !v.passed),
     };
-    outcome.code()
+    Ok(outcome.code())
 }
 
 /// How a run that went through ended, for its exit code.
@@ -269,24 +294,6 @@ fn report_outputs(result: &RunResult) -> bool {
         errln!("planrun: {} of {} samples could not be written to {}{why}", out.unwritten(), out.samples, out.name);
     }
     failed
-}
-
-/// Prints why a plan cannot run and returns the exit code.
-pub(super) fn report_load_error(e: &LoadError) -> i32 {
-    match e {
-        LoadError::Plan(PlanError::Invalid { rendered, .. }) => {
-            err!("{rendered}");
-            exit::BAD_INPUT
-        }
-        LoadError::Stub(crate::stub::StubError::Bind { .. }) => {
-            errln!("error: {e}");
-            exit::ABORTED
-        }
-        _ => {
-            errln!("error: {e}");
-            exit::BAD_INPUT
-        }
-    }
 }
 
 fn default_results_path(name: &str) -> PathBuf {
