@@ -6,7 +6,8 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::args::{ExtrasArgs, RunArgs};
-use super::guard::{Aborted, Guard};
+use super::exit::StopCode;
+use super::guard::Guard;
 use super::http_debug::DebugPrinter;
 use super::placement::Placement;
 use super::print::{errln, outln};
@@ -130,7 +131,7 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     let stop_tx = Arc::new(stop_tx);
     let (hurry_tx, hurry_rx) = watch::channel(false);
     let stopped = signals::install(stop_tx.clone(), hurry_tx);
-    let aborted = Aborted::default();
+    let aborted = StopCode::default();
     let mut sinks = SinkSet::new(outputs);
     let guard = Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone()).counting(active.clone(), graph.clone());
     sinks.observers.push(Box::new(guard));
