@@ -18,8 +18,8 @@ use crate::compile::Graph;
 use crate::dashboard::Dashboard;
 use crate::dashboard::DashboardError;
 use crate::limits::TooFewFiles;
-use crate::pipeline::{LoadError, StubMode};
-use crate::plan::LoadOptions;
+use crate::pipeline::{PrepareError, StubMode};
+use crate::plan::PlanOptions;
 use crate::report::dropped::DroppedIterations;
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate_run, render as render_thresholds};
@@ -42,7 +42,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
 enum RunError {
     /// The plan cannot run.
     #[error(transparent)]
-    Plan(#[from] LoadError),
+    Plan(#[from] PrepareError),
     /// `--report` with a results path that is not a regular file.
     #[error("--report reads the JTL back, so -o must be a regular file; {} is not", .0.display())]
     ResultsNotAFile(PathBuf),
@@ -70,7 +70,7 @@ impl RunError {
     /// Prints the error and returns its exit code.
     fn report(&self) -> i32 {
         match self {
-            Self::Plan(e) => super::load::report_load_error(e),
+            Self::Plan(e) => super::prepare::report_prepare_error(e),
             Self::ResultsNotAFile(_) | Self::Unreadable(_) => {
                 errln!("error: {self}");
                 exit::BAD_INPUT
@@ -85,9 +85,9 @@ impl RunError {
 
 /// Runs the plan; the exit code of a run that went through, or why it did not.
 async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
-    let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = super::load::plan_or_error(&a.plan.plan, opts, StubMode::Start).await?;
-    let graph = loaded.graph.clone();
+    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let ready = super::prepare::plan_or_error(&a.plan.plan, opts, StubMode::Start).await?;
+    let graph = ready.graph.clone();
     let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
     if a.report.is_some() && std::fs::metadata(&jtl_path).is_ok_and(|m| !m.is_file()) {
         return Err(RunError::ResultsNotAFile(jtl_path));
@@ -96,12 +96,12 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     // Every output is opened before anything is sent: one that cannot be written stops the run here.
     let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
     let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?;
-    let placement = Placement::resolve(&a.placement, &graph, loaded.stub.is_some());
+    let placement = Placement::resolve(&a.placement, &graph, ready.stub.is_some());
     let active = Arc::new(Active::new(graph.groups.len()));
     let segment = (!placement.segment.is_whole()).then_some(placement.segment);
     let peak = placement.share.users + placement.share.setup_users;
     // The in-process stub holds the other end of every connection.
-    let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
+    let sockets = if ready.stub.is_some() { peak * 2 } else { peak };
     crate::limits::ensure_open_files(sockets)?;
     if !a.quiet {
         let threads = peak;
@@ -109,12 +109,12 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
         if graph.seed_drawn {
             errln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
         }
-        if let Some(stub) = &loaded.stub {
+        if let Some(stub) = &ready.stub {
             errln!("planrun: stub listening on {}", stub.url());
         }
         errln!("planrun: results -> {}", jtl_path.display());
     }
-    placement.announce(a.quiet, loaded.stub.is_some());
+    placement.announce(a.quiet, ready.stub.is_some());
     let specs = super::live::specs(&a.live, &graph);
     let dashboard = match a.dashboard {
         Some(addr) => {
@@ -152,7 +152,7 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
         sinks.observers.push(Box::new(progress));
     }
     let result = crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await?;
-    if let Some(stub) = loaded.stub {
+    if let Some(stub) = ready.stub {
         stub.shutdown().await;
     }
     if let Some(live) = live {

@@ -9,7 +9,7 @@ use super::*;
 use crate::diag::Diagnostic;
 use crate::plan::request::{ASSERT_KEYS, EXTRACT_KEYS, METHODS, REQUEST_KEYS};
 use crate::plan::steps::{BLOCKS, STEP_KEYS};
-use crate::plan::{LoadOptions, PlanError, PlanFile};
+use crate::plan::{PlanError, PlanFile, PlanOptions};
 use crate::source::Source;
 
 /// The schema at a JSON pointer.
@@ -88,7 +88,7 @@ fn objects_have_exactly_the_parsers_keys() {
 /// The problems the parser finds in a plan.
 fn problems(yaml: &str) -> Vec<Diagnostic> {
     let file = PlanFile::parse(Source::new("probe.yaml", yaml)).expect("the probe is YAML");
-    match file.validate(&LoadOptions::default()) {
+    match file.validate(&PlanOptions::default()) {
         Ok(_) => Vec::new(),
         Err(PlanError::Invalid { diags, .. }) => diags.items,
         Err(e) => panic!("{e}"),
