@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::analysis::ReportData;
 use super::compare::{table_lines, Comparison, LabelComparison, Verdict};
+use super::summary::COLUMNS;
 use super::svg::{bar_chart, escape, line_chart, number, one_line, BarChart, LineChart, Series, PALETTE};
 use super::timeline::{LabelSeries, MAX_LABEL_TIMELINES};
 use crate::sink::stats::SummaryRow;
@@ -102,34 +103,17 @@ fn report_meta(d: &ReportData) -> String {
 }
 
 fn summary_table(rows: &[SummaryRow], total: &SummaryRow) -> String {
-    let mut t = String::from(
-        "<div class=\"wrap\"><table><thead><tr><th class=\"l\">Label</th><th>Samples</th><th>Errors</th>\
-         <th>Error %</th><th>Mean</th><th>Min</th><th>Max</th><th>StdDev</th><th>p50</th><th>p90</th><th>p95</th>\
-         <th>p99</th><th>p99.9</th><th>Throughput/s</th><th>Recv KB/s</th><th>Sent KB/s</th></tr></thead><tbody>",
-    );
-    let ms = |v: f64| format!("{v:.2}");
+    let mut t = String::from("<div class=\"wrap\"><table><thead><tr>");
+    for (i, c) in COLUMNS.iter().enumerate() {
+        let _ = write!(t, "<th{}>{}</th>", if i == 0 { " class=\"l\"" } else { "" }, c.report_header());
+    }
+    t.push_str("</tr></thead><tbody>");
     for (row, class) in rows.iter().map(|r| (r, "")).chain([(total, " class=\"total\"")]) {
-        let _ = write!(
-            t,
-            "<tr{class}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td></tr>",
-            escape(&row.label),
-            row.samples,
-            row.errors,
-            row.error_pct,
-            ms(row.mean_ms),
-            ms(row.min_ms),
-            ms(row.max_ms),
-            ms(row.stddev_ms),
-            ms(row.p50_ms),
-            ms(row.p90_ms),
-            ms(row.p95_ms),
-            ms(row.p99_ms),
-            ms(row.p999_ms),
-            row.throughput,
-            row.received_kb_s,
-            row.sent_kb_s
-        );
+        let _ = write!(t, "<tr{class}>");
+        for (i, c) in COLUMNS.iter().enumerate() {
+            let _ = write!(t, "<td{}>{}</td>", if i == 0 { " class=\"l\"" } else { "" }, escape(&(c.cell)(row)));
+        }
+        t.push_str("</tr>");
     }
     t.push_str("</tbody></table></div>");
     t
