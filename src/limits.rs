@@ -35,24 +35,15 @@ pub fn ensure_open_files(sockets: u64) -> Result<(), TooFewFiles> {
 }
 
 #[cfg(unix)]
-#[allow(unsafe_code)] // the only unsafe code in planrun: two libc calls on a struct we own
 mod imp {
+    use rlimit::Resource;
+
     pub fn raise() -> Option<u64> {
-        let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit and setrlimit only read and write the struct we pass.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-                return None;
-            }
-            if lim.rlim_cur < lim.rlim_max {
-                let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                    lim = raised;
-                }
-            }
+        let (soft, hard) = rlimit::getrlimit(Resource::NOFILE).ok()?;
+        if soft < hard && rlimit::setrlimit(Resource::NOFILE, hard, hard).is_ok() {
+            return Some(hard);
         }
-        #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux but not on every unix
-        Some(lim.rlim_cur as u64)
+        Some(soft)
     }
 }
 

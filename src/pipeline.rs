@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use crate::compile::{compile, Graph};
 use crate::diag::Warnings;
-use crate::plan::{LoadOptions, PlanError, PlanFile};
+use crate::plan::{PlanError, PlanFile, PlanOptions};
 use crate::stub::{StubError, StubHandle};
 
 /// The address the stub of a plan listens on: loopback, a free port.
 const STUB_ADDR: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 0);
 
 /// A plan ready to run.
-pub struct Loaded {
+pub struct ReadyPlan {
     /// The execution graph.
     pub graph: Arc<Graph>,
     /// The plan's stub, listening, when it has one and it was asked to start.
@@ -22,7 +22,7 @@ pub struct Loaded {
 
 /// Why a plan cannot run.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub enum PrepareError {
     /// The plan is unreadable or invalid.
     #[error(transparent)]
     Plan(#[from] PlanError),
@@ -44,13 +44,13 @@ pub enum StubMode {
 }
 
 /// Reads, validates and compiles a plan, starting its stub first when asked (its URL is `stub.url`).
-/// What looks wrong but does not stop the plan goes to `warnings`, whether the plan loads or not.
-pub async fn load(
+/// What looks wrong but does not stop the plan goes to `warnings`, whether the plan is ready or not.
+pub async fn prepare(
     path: &Path,
-    mut opts: LoadOptions,
+    mut opts: PlanOptions,
     mode: StubMode,
     warnings: &mut Warnings,
-) -> Result<Loaded, LoadError> {
+) -> Result<ReadyPlan, PrepareError> {
     let file = PlanFile::read(path)?;
     warnings.items.extend(file.warnings(&opts).items);
     let mut stub = None;
@@ -71,5 +71,5 @@ pub async fn load(
         // Checked once here so that a bad certificate or key stops the run before anything is sent.
         crate::run::http::tls_config(&graph.defaults.tls)?;
     }
-    Ok(Loaded { graph: Arc::new(graph), stub })
+    Ok(ReadyPlan { graph: Arc::new(graph), stub })
 }

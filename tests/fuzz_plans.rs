@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 
-use planrun::plan::{LoadOptions, PlanFile};
+use planrun::plan::{PlanFile, PlanOptions};
 use planrun::source::Source;
 
 const MUTATION_CASES: u32 = 2000;
@@ -188,7 +188,7 @@ fn replace_value(line: &mut String, token: &str) {
 fn pipeline(text: &str) -> Result<(), TestCaseError> {
     let started = Instant::now();
     let source = Source::new("fuzz.yaml", text.to_string());
-    let refusal = match PlanFile::parse(source).and_then(|file| file.validate(&LoadOptions::default())) {
+    let refusal = match PlanFile::parse(source).and_then(|file| file.validate(&PlanOptions::default())) {
         Err(e) => Some(e.to_string()),
         Ok(plan) => {
             planrun::compile::compile(plan);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use json_schema::Validator;
-use planrun::plan::{LoadOptions, PlanFile};
+use planrun::plan::{PlanFile, PlanOptions};
 use planrun::source::Source;
 use serde_json::Value;
 
@@ -176,7 +176,7 @@ fn schema_and_parser_agree() {
     let dir = std::env::temp_dir().join(format!("planrun-schema-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     std::fs::write(dir.join("users.csv"), "name,phone\nann,1\nbob,2\n").expect("a data file");
-    let opts = LoadOptions { overrides: vec![("n".into(), "2".into())], ..LoadOptions::default() };
+    let opts = PlanOptions { overrides: vec![("n".into(), "2".into())], ..PlanOptions::default() };
     let mut disagreements = Vec::new();
     for (i, (expected, yaml)) in table().into_iter().enumerate() {
         let parsed = PlanFile::parse(Source::new(dir.join(format!("t{i}.yaml")), yaml.clone()));

@@ -43,10 +43,16 @@ fn bad_plans_match_their_snapshots() {
         }
         let expected = std::fs::read_to_string(&snapshot).unwrap_or_default();
         if expected != stderr {
-            mismatches.push(format!("--- {}\n+++ actual\n{stderr}", snapshot.display()));
+            mismatches.push(line_diff(&expected, &stderr, &snapshot));
         }
     }
     assert!(mismatches.is_empty(), "snapshots differ (BLESS=1 to accept):\n{}", mismatches.join("\n"));
+}
+
+/// A unified line diff of a snapshot against the actual output: `-` lines are the snapshot's, `+` the output's.
+fn line_diff(expected: &str, actual: &str, snapshot: &Path) -> String {
+    let diff = similar::TextDiff::from_lines(expected, actual);
+    diff.unified_diff().context_radius(2).header(&snapshot.display().to_string(), "actual").to_string()
 }
 
 #[test]

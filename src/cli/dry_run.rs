@@ -18,7 +18,7 @@ use crate::compile::{Graph, RequestNode, StepNode};
 use crate::diag::{render, Diagnostics};
 use crate::pipeline::StubMode;
 use crate::plan::model::{DataMode, DataScope, OnEof};
-use crate::plan::LoadOptions;
+use crate::plan::PlanOptions;
 use crate::run::data_sources::DataSources;
 use crate::run::{user_masks, user_scope, wire};
 use crate::source::Source;
@@ -30,12 +30,12 @@ const ITEM: &str = "an item of the foreach list at run time";
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let path = a.plan.plan.clone();
-    let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = match super::load::plan(&path, opts, StubMode::Start).await {
+    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let ready = match super::prepare::plan(&path, opts, StubMode::Start).await {
         Ok(l) => l,
         Err(code) => return code,
     };
-    let graph = &loaded.graph;
+    let graph = &ready.graph;
     let data = match first_rows(graph) {
         Ok(d) => d,
         Err(e) => {

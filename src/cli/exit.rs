@@ -20,3 +20,24 @@ pub const HANGUP: i32 = 129;
 pub const INTERRUPTED: i32 = 130;
 /// Stopped by SIGTERM, 128 + 15; results written, summary printed.
 pub const TERMINATED: i32 = 143;
+
+/// The exit code of whatever stopped the run first (a signal, an aborting threshold, a failed output), shared
+/// with the tasks that may stop it; none while nothing has.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StopCode(std::sync::Arc<std::sync::atomic::AtomicI32>);
+
+impl StopCode {
+    /// The code, once something stopped the run.
+    pub(crate) fn code(&self) -> Option<i32> {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => None,
+            c => Some(c),
+        }
+    }
+
+    /// Records `code` (not 0) unless a code is recorded already; true when this call recorded it.
+    pub(crate) fn set_first(&self, code: i32) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.0.compare_exchange(0, code, Relaxed, Relaxed).is_ok()
+    }
+}

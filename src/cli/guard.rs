@@ -1,12 +1,11 @@
 //! Stops a run early: when a threshold marked `abort_on_fail` fails, or when results cannot be written.
 
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::exit;
+use super::exit::{self, StopCode};
 use super::print::errln;
 use crate::compile::Graph;
 use crate::plan::model::Threshold;
@@ -20,34 +19,20 @@ use crate::sink::{Observer, SinkError};
 /// How often aborting thresholds are checked while the run goes on.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
-/// Why the run was stopped early, as an exit code (0: it was not).
-#[derive(Debug, Clone, Default)]
-pub(super) struct Aborted(Arc<AtomicI32>);
-
-impl Aborted {
-    /// The exit code of the early stop, if any.
-    pub fn code(&self) -> Option<i32> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => None,
-            c => Some(c),
-        }
-    }
-}
-
 /// The observer that stops the run.
 pub(super) struct Guard {
     thresholds: Vec<Threshold>,
     started: Instant,
     last: Instant,
     stop: Arc<watch::Sender<bool>>,
-    aborted: Aborted,
+    aborted: StopCode,
     /// The run's counters, for `dropped` thresholds.
     counters: Option<(Arc<Active>, Arc<Graph>)>,
 }
 
 impl Guard {
     /// A guard over the aborting thresholds of a plan.
-    pub fn new(thresholds: &[Threshold], stop: Arc<watch::Sender<bool>>, aborted: Aborted) -> Self {
+    pub fn new(thresholds: &[Threshold], stop: Arc<watch::Sender<bool>>, aborted: StopCode) -> Self {
         let now = Instant::now();
         Self {
             thresholds: thresholds.iter().filter(|t| t.abort_on_fail).cloned().collect(),
@@ -65,7 +50,7 @@ impl Guard {
     }
 
     fn abort(&self, code: i32, why: &str) {
-        if self.aborted.0.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+        if self.aborted.set_first(code) {
             errln!("\nplanrun: {why}; stopping the run");
             let _ = self.stop.send(true);
         }

@@ -12,7 +12,7 @@ use crate::compile::Graph;
 use crate::merge::labels::plan_labels;
 use crate::merge::{merge as merge_files, MergeError, MergeOptions, Merged};
 use crate::pipeline::StubMode;
-use crate::plan::LoadOptions;
+use crate::plan::PlanOptions;
 use crate::report::summary::render_table;
 use crate::report::summary_json::SummaryFile;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
@@ -21,9 +21,9 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
     let plan = match &a.plan {
         None => None,
         Some(path) => {
-            let opts = LoadOptions { overrides: a.define.clone(), seed: None, stub_url: None };
-            match super::load::plan(path, opts, StubMode::CheckOnly).await {
-                Ok(loaded) => Some(loaded.graph),
+            let opts = PlanOptions { overrides: a.define.clone(), seed: None, stub_url: None };
+            match super::prepare::plan(path, opts, StubMode::CheckOnly).await {
+                Ok(ready) => Some(ready.graph),
                 Err(code) => return code,
             }
         }

@@ -72,22 +72,26 @@ pub(super) fn warn_too_many_rows(jtl: &str, rows: u64) {
     }
 }
 
-/// A timeStamp pattern whose dates planrun's readers cannot read back: refused with `--report` (exit 2), which
-/// reads the JTL back, else a warning.
-pub(super) fn check_timestamp_format(format: &TimestampFormat, report: bool) -> Result<(), i32> {
+/// A timeStamp pattern whose dates planrun's readers cannot read back.
+#[derive(Debug, thiserror::Error)]
+#[error("planrun report and compare cannot read back timeStamp written as `{pattern}` (`{text}`): they read ms or {DATE_FORMATS}")]
+pub(super) struct UnreadableTimestamps {
+    pattern: String,
+    /// How a date written with it reads.
+    text: String,
+}
+
+/// Refuses a timeStamp pattern planrun's readers cannot read back with `--report`, which reads the JTL back
+/// (exit 2); without it, a warning.
+pub(super) fn check_timestamp_format(format: &TimestampFormat, report: bool) -> Result<(), UnreadableTimestamps> {
     let Err(text) = read_back(format) else {
         return Ok(());
     };
-    let why = format!(
-        "planrun report and compare cannot read back timeStamp written as `{}` (`{text}`): they read ms or {}",
-        format.pattern(),
-        DATE_FORMATS
-    );
+    let unreadable = UnreadableTimestamps { pattern: format.pattern().to_string(), text };
     if report {
-        errln!("error: --report reads the JTL back, and {why}");
-        return Err(exit::BAD_INPUT);
+        return Err(unreadable);
     }
-    errln!("planrun: warning: {why}");
+    errln!("planrun: warning: {unreadable}");
     Ok(())
 }
 

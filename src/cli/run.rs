@@ -6,20 +6,24 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::args::{ExtrasArgs, RunArgs};
-use super::guard::{Aborted, Guard};
+use super::exit::StopCode;
+use super::guard::Guard;
 use super::http_debug::DebugPrinter;
 use super::placement::Placement;
-use super::print::{err, errln, outln};
+use super::print::{errln, outln};
 use super::progress::Progress;
+use super::report::UnreadableTimestamps;
 use super::{exit, signals};
 use crate::compile::Graph;
 use crate::dashboard::Dashboard;
-use crate::pipeline::{LoadError, StubMode};
-use crate::plan::{LoadOptions, PlanError};
+use crate::dashboard::DashboardError;
+use crate::limits::TooFewFiles;
+use crate::pipeline::{PrepareError, StubMode};
+use crate::plan::PlanOptions;
 use crate::report::dropped::DroppedIterations;
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate_run, render as render_thresholds};
-use crate::run::{Active, RunResult};
+use crate::run::{Active, RunResult, StartError};
 use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
@@ -27,79 +31,107 @@ use crate::sink::timestamp::TimestampFormat;
 use crate::sink::{Sink, SinkError, SinkSet, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
-    let opts = LoadOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let loaded = match super::load::plan(&a.plan.plan, opts, StubMode::Start).await {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let graph = loaded.graph.clone();
+    match run_plan(a).await {
+        Ok(code) => code,
+        Err(e) => e.report(),
+    }
+}
+
+/// Why a run did not go through: nothing was sent, or the run could not start.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    /// The plan cannot run.
+    #[error(transparent)]
+    Plan(#[from] PrepareError),
+    /// `--report` with a results path that is not a regular file.
+    #[error("--report reads the JTL back, so -o must be a regular file; {} is not", .0.display())]
+    ResultsNotAFile(PathBuf),
+    /// `--report` with a timeStamp format the report cannot read back.
+    #[error("--report reads the JTL back, and {0}")]
+    Unreadable(UnreadableTimestamps),
+    /// An output could not be opened.
+    #[error("{0} (nothing was sent)")]
+    Output(#[from] SinkError),
+    /// The dashboard could not listen.
+    #[error("{0} (nothing was sent)")]
+    Dashboard(#[from] DashboardError),
+    /// A live output could not start.
+    #[error("{0} (nothing was sent)")]
+    Live(String),
+    /// The run needs more open files than the machine allows.
+    #[error(transparent)]
+    OpenFiles(#[from] TooFewFiles),
+    /// The run could not start (a data set, a runtime).
+    #[error(transparent)]
+    Start(#[from] StartError),
+}
+
+impl RunError {
+    /// Prints the error and returns its exit code.
+    fn report(&self) -> i32 {
+        match self {
+            Self::Plan(e) => super::prepare::report_prepare_error(e),
+            Self::ResultsNotAFile(_) | Self::Unreadable(_) => {
+                errln!("error: {self}");
+                exit::BAD_INPUT
+            }
+            Self::Output(_) | Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
+                errln!("error: {self}");
+                exit::ABORTED
+            }
+        }
+    }
+}
+
+/// Runs the plan; the exit code of a run that went through, or why it did not.
+async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
+    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let ready = super::prepare::plan_or_error(&a.plan.plan, opts, StubMode::Start).await?;
+    let graph = ready.graph.clone();
     let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
     if a.report.is_some() && std::fs::metadata(&jtl_path).is_ok_and(|m| !m.is_file()) {
-        errln!("error: --report reads the JTL back, so -o must be a regular file; {} is not", jtl_path.display());
-        return exit::BAD_INPUT;
+        return Err(RunError::ResultsNotAFile(jtl_path));
     }
-    if let Err(code) = super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()) {
-        return code;
-    }
+    super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()).map_err(RunError::Unreadable)?;
     // Every output is opened before anything is sent: one that cannot be written stops the run here.
-    let opened = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())
-        .and_then(|after| Ok((after, open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?)));
-    let (after, outputs) = match opened {
-        Ok(o) => o,
-        Err(e) => {
-            errln!("error: {e} (nothing was sent)");
-            return exit::ABORTED;
-        }
-    };
-    let placement = Placement::resolve(&a.placement, &graph, loaded.stub.is_some());
+    let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
+    let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?;
+    let placement = Placement::resolve(&a.placement, &graph, ready.stub.is_some());
     let active = Arc::new(Active::new(graph.groups.len()));
     let segment = (!placement.segment.is_whole()).then_some(placement.segment);
     let peak = placement.share.users + placement.share.setup_users;
     // The in-process stub holds the other end of every connection.
-    let sockets = if loaded.stub.is_some() { peak * 2 } else { peak };
-    if let Err(e) = crate::limits::ensure_open_files(sockets) {
-        errln!("error: {e}");
-        return exit::ABORTED;
-    }
+    let sockets = if ready.stub.is_some() { peak * 2 } else { peak };
+    crate::limits::ensure_open_files(sockets)?;
     if !a.quiet {
         let threads = peak;
         errln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
         if graph.seed_drawn {
             errln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
         }
-        if let Some(stub) = &loaded.stub {
+        if let Some(stub) = &ready.stub {
             errln!("planrun: stub listening on {}", stub.url());
         }
         errln!("planrun: results -> {}", jtl_path.display());
     }
-    placement.announce(a.quiet, loaded.stub.is_some());
+    placement.announce(a.quiet, ready.stub.is_some());
     let specs = super::live::specs(&a.live, &graph);
     let dashboard = match a.dashboard {
-        Some(addr) => match Dashboard::start(addr, &graph.name).await {
-            Ok(d) => {
-                errln!("planrun: dashboard on {}", d.url());
-                Some(d)
-            }
-            Err(e) => {
-                errln!("error: {e} (nothing was sent)");
-                return exit::ABORTED;
-            }
-        },
+        Some(addr) => {
+            let d = Dashboard::start(addr, &graph.name).await?;
+            errln!("planrun: dashboard on {}", d.url());
+            Some(d)
+        }
         None => None,
     };
     let watchers = dashboard.iter().map(Dashboard::watcher).collect();
-    let live = match super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await {
-        Ok(live) => live,
-        Err(e) => {
-            errln!("error: {e} (nothing was sent)");
-            return exit::ABORTED;
-        }
-    };
+    let live =
+        super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await.map_err(RunError::Live)?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let (hurry_tx, hurry_rx) = watch::channel(false);
     let stopped = signals::install(stop_tx.clone(), hurry_tx);
-    let aborted = Aborted::default();
+    let aborted = StopCode::default();
     let mut sinks = SinkSet::new(outputs);
     let guard = Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone()).counting(active.clone(), graph.clone());
     sinks.observers.push(Box::new(guard));
@@ -119,14 +151,8 @@ pub(super) async fn run(a: RunArgs) -> i32 {
     if let Some(progress) = progress {
         sinks.observers.push(Box::new(progress));
     }
-    let result = match crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await {
-        Ok(r) => r,
-        Err(e) => {
-            errln!("error: {e}");
-            return exit::ABORTED;
-        }
-    };
-    if let Some(stub) = loaded.stub {
+    let result = crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await?;
+    if let Some(stub) = ready.stub {
         stub.shutdown().await;
     }
     if let Some(live) = live {
@@ -160,7 +186,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         internal_errors: result.stats.summary().internal_errors() > 0,
         threshold_failed: verdicts.iter().any(|v| !v.passed),
     };
-    outcome.code()
+    Ok(outcome.code())
 }
 
 /// How a run that went through ended, for its exit code.
@@ -262,31 +288,13 @@ fn report_outputs(result: &RunResult) -> bool {
             continue;
         }
         let why = if out.abandoned {
-            format!(" (the run stopped waiting for it {} s after the users were done)", GRACE.as_secs())
+            format!(" (the run stopped waiting for it after it wrote nothing for {} s)", GRACE.as_secs())
         } else {
             String::new()
         };
         errln!("planrun: {} of {} samples could not be written to {}{why}", out.unwritten(), out.samples, out.name);
     }
     failed
-}
-
-/// Prints why a plan cannot run and returns the exit code.
-pub(super) fn report_load_error(e: &LoadError) -> i32 {
-    match e {
-        LoadError::Plan(PlanError::Invalid { rendered, .. }) => {
-            err!("{rendered}");
-            exit::BAD_INPUT
-        }
-        LoadError::Stub(crate::stub::StubError::Bind { .. }) => {
-            errln!("error: {e}");
-            exit::ABORTED
-        }
-        _ => {
-            errln!("error: {e}");
-            exit::BAD_INPUT
-        }
-    }
 }
 
 fn default_results_path(name: &str) -> PathBuf {

@@ -1,43 +1,28 @@
 //! Ctrl-C, SIGTERM and SIGHUP: the first asks the run to stop, write its results (giving a stalled output
 //! a grace period, no more) and print its summary; a second exits at once.
 
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::exit;
+use super::exit::{self, StopCode};
 use super::print::errln;
 
 /// How long a second signal waits for a write to a regular file under way, so no row is left half written.
 const LAST_WRITE: Duration = Duration::from_millis(500);
 
-/// Which signal stopped the run (0 = none).
-#[derive(Debug, Default, Clone)]
-pub(super) struct Stopped(Arc<AtomicI32>);
-
-impl Stopped {
-    /// The exit code of the signal that stopped the run, if any.
-    pub fn code(&self) -> Option<i32> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => None,
-            c => Some(c),
-        }
-    }
-}
-
 /// Listens for SIGINT, SIGTERM and SIGHUP; the first sets `stop` and `hurry`, a second exits the process
 /// (rows already written are complete lines: each output writes whole batches, and the exit waits for a write
 /// under way).
-pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>) -> Stopped {
-    let stopped = Stopped::default();
-    let flag = stopped.0.clone();
+pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>) -> StopCode {
+    let stopped = StopCode::default();
+    let flag = stopped.clone();
     let mut signals = Signals::new();
     tokio::spawn(async move {
         loop {
             let code = signals.next().await;
-            if flag.swap(code, Ordering::Relaxed) != 0 {
+            if !flag.set_first(code) {
                 errln!("\nplanrun: stopping now");
                 let _held = crate::sink::hold_writes(LAST_WRITE);
                 std::process::exit(code);

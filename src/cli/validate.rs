@@ -5,13 +5,13 @@ use super::exit;
 use super::print::outln;
 use crate::compile::StepNode;
 use crate::pipeline::StubMode;
-use crate::plan::LoadOptions;
+use crate::plan::PlanOptions;
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {
-    let opts = LoadOptions { overrides: a.define, seed: a.seed, stub_url: None };
-    match super::load::plan(&a.plan, opts, StubMode::CheckOnly).await {
-        Ok(loaded) => {
-            let g = &loaded.graph;
+    let opts = PlanOptions { overrides: a.define, seed: a.seed, stub_url: None };
+    match super::prepare::plan(&a.plan, opts, StubMode::CheckOnly).await {
+        Ok(ready) => {
+            let g = &ready.graph;
             let requests: usize = g.groups.iter().map(|g| StepNode::count_requests(&g.steps)).sum();
             let threads: u64 = g.groups.iter().map(|g| u64::from(g.threads)).sum();
             outln!(

@@ -32,7 +32,7 @@ use node::Node;
 
 /// What the command line adds to a plan.
 #[derive(Debug, Clone, Default)]
-pub struct LoadOptions {
+pub struct PlanOptions {
     /// `-D name=value`, in the order given (the last one of a name wins).
     pub overrides: Vec<(String, String)>,
     /// `--seed`, which wins over the plan's `seed`.
@@ -112,12 +112,12 @@ impl PlanFile {
     }
 
     /// What is probably a mistake but does not stop the plan: a `-D` that nothing in the plan uses.
-    pub fn warnings(&self, opts: &LoadOptions) -> Warnings {
+    pub fn warnings(&self, opts: &PlanOptions) -> Warnings {
         overrides::unused_overrides(&self.root, &opts.overrides)
     }
 
     /// Validates the plan: every problem is reported, with its position.
-    pub fn validate(&self, opts: &LoadOptions) -> Result<Plan, PlanError> {
+    pub fn validate(&self, opts: &PlanOptions) -> Result<Plan, PlanError> {
         validate::validate(&self.source, &self.root, opts).map_err(|d| invalid(&self.source, d))
     }
 }

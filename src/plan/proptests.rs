@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 
-use super::{LoadOptions, PlanError, PlanFile};
+use super::{PlanError, PlanFile, PlanOptions};
 use crate::source::Source;
 
 /// A YAML scalar: a number at or beyond the edges, a duration-like or rate-like text, or any text (quoted).
@@ -157,7 +157,7 @@ fn check(values: impl Strategy<Value = Vec<String>>) {
         .run(&values, |values| {
             let text = plan(&values);
             let Ok(file) = PlanFile::parse(Source::new("p.yaml", text.as_str())) else { return Ok(()) };
-            match file.validate(&LoadOptions::default()) {
+            match file.validate(&PlanOptions::default()) {
                 Ok(plan) => {
                     prop_assert!(plan.defaults.timeout <= crate::duration::MAX);
                     prop_assert!(plan.defaults.max_body <= super::bounds::MAX_BODY);

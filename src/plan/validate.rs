@@ -9,7 +9,7 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
-use super::{bounds, load, vocab, LoadOptions};
+use super::{bounds, load, vocab, PlanOptions};
 use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
 use crate::source::{Source, Span};
 use crate::template::{Scope, Shared, Templates, Tpl};
@@ -39,7 +39,7 @@ fn thresholds_on_known_labels(cx: &mut Ctx, thresholds: &[Threshold], groups: &[
     }
 }
 
-pub fn validate(source: &Source, root: &Node, opts: &LoadOptions) -> Result<Plan, Diagnostics> {
+pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan, Diagnostics> {
     let mut seed_drawn = opts.seed.is_none() && plan_seed(root).is_none();
     let mut seed = opts.seed.or_else(|| plan_seed(root)).unwrap_or_else(rand::random);
     let stub = match &opts.stub_url {
@@ -167,7 +167,7 @@ pub(super) fn stub_text(
         load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
         columns: Default::default(),
     };
-    let opts = LoadOptions { overrides: overrides.to_vec(), ..LoadOptions::default() };
+    let opts = PlanOptions { overrides: overrides.to_vec(), ..PlanOptions::default() };
     let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);
     let props = self::properties(&mut cx, properties, &opts, &stub, seed, &mut Vec::new());
     cx.load_scope = Scope::load_time(Arc::new(Shared { props, stub: JValue::UNDEFINED }), seed);
@@ -215,7 +215,7 @@ fn secret_wrapper<'n>(cx: &mut Ctx, node: &'n Node) -> Option<(&'n Node, bool)> 
 fn properties(
     cx: &mut Ctx,
     node: Option<&Node>,
-    opts: &LoadOptions,
+    opts: &PlanOptions,
     stub: &JValue,
     seed: u64,
     secrets: &mut Vec<String>,

@@ -3,189 +3,88 @@
 //! No script runs and nothing is fetched: the style is inline, the charts are inline SVG ([`super::svg`]), and
 //! the charts' data is embedded as JSON in `<script type="application/json" id="data">` for other tools (the
 //! browser does not execute it). Opening the file offline shows everything.
+//!
+//! The pages are minijinja templates (report/templates/*.html) with HTML auto-escaping: every label, message
+//! and file name is escaped there, once. The charts come from [`super::svg`], which escapes the text it draws,
+//! and go in marked safe.
 
 use std::fmt::Write as _;
 
+use minijinja::{context, Environment, Value};
 use serde::Serialize;
 
 use super::analysis::ReportData;
 use super::compare::{table_lines, Comparison, LabelComparison, Verdict};
-use super::svg::{bar_chart, escape, line_chart, number, one_line, BarChart, LineChart, Series, PALETTE};
+use super::summary::COLUMNS;
+use super::svg::{bar_chart, line_chart, number, one_line, BarChart, LineChart, Series, PALETTE};
 use super::timeline::{LabelSeries, MAX_LABEL_TIMELINES};
 use crate::sink::stats::SummaryRow;
 
 /// Distribution charts drawn at most; the data of every label is embedded all the same.
 pub const MAX_CHARTED_LABELS: usize = 60;
 
-const STYLE: &str = r#"
-:root{--fg:#1f2937;--muted:#6b7280;--line:#e5e7eb;--head:#f3f4f6}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);margin:0 auto;max-width:1280px;padding:16px 24px 48px}
-h1{font-size:22px;margin:8px 0 4px}
-h2{font-size:17px;margin:30px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
-h3{font-size:15px;margin:18px 0 6px}
-.meta{color:var(--muted);margin:0 0 10px}
-nav a{margin-right:14px;color:#2563eb;text-decoration:none}
-.wrap{overflow-x:auto}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:6px 0}
-th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-th{background:var(--head);font-weight:600}
-.l{text-align:left;white-space:normal;min-width:10em;max-width:460px;overflow-wrap:anywhere}
-tr.total td{font-weight:600;border-top:2px solid #9ca3af}
-tr.sum td{font-weight:600}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:12px}
-svg.chart{width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#fff}
-svg .title{font-size:14px;font-weight:600;fill:#111827}
-svg .tick,svg .legend{font-size:11px;fill:#4b5563}
-svg .axis{font-size:12px;fill:#374151}
-svg .grid{stroke:#eef0f3}
-svg .axisline{stroke:#9ca3af}
-.verdict{display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600}
-.slower{background:#fee2e2;color:#991b1b}
-.faster{background:#dcfce7;color:#166534}
-.same{background:#f3f4f6;color:#374151}
-.msg{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;white-space:pre-wrap}
-.note{color:var(--muted)}
-footer{margin-top:36px;color:var(--muted);font-size:12px}
-"#;
-
 /// The report of one results file.
 pub fn report_html(d: &ReportData) -> String {
     let s = &d.summary;
-    let mut body = String::new();
-    let _ = write!(body, "<h1>planrun report</h1><p class=\"meta\">{}</p>", report_meta(d));
-    body.push_str(
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#distribution\">Distribution</a>\
-         <a href=\"#percentiles\">Percentiles over time</a><a href=\"#throughput\">Throughput and errors</a>\
-         <a href=\"#threads\">Active threads</a><a href=\"#labels-over-time\">Per label over time</a>\
-         <a href=\"#codes\">Response codes</a>\
-         <a href=\"#failures\">Failures</a></nav>",
-    );
-    body.push_str("<section id=\"summary\"><h2>Summary</h2>");
-    body.push_str(&summary_table(&s.labels, &s.total));
-    body.push_str(
-        "<p class=\"note\">Times in ms; percentiles from HDR histograms (3 significant digits); throughput in \
-         requests per second from the first start to the last end; KB = 1024 bytes. Transactions have their \
-         own rows and are left out of TOTAL.</p></section>",
-    );
-    distribution_section(&mut body, d);
-    timeline_sections(&mut body, d);
-    labels_over_time_section(&mut body, d);
-    codes_section(&mut body, &s.labels, &s.total);
-    failures_section(&mut body, d);
-    page("planrun report", &body, d)
-}
-
-fn report_meta(d: &ReportData) -> String {
-    let s = &d.summary;
-    let mut meta = format!(
-        "{} ({}): {} samples, {} failed",
-        escape(&d.source),
-        escape(&d.source_format),
-        s.total.samples,
-        s.total.errors
-    );
-    if let (Some(start), Some(end)) = (s.start_ms, s.end_ms) {
-        let _ = write!(
-            meta,
-            "; from {} to {} ({})",
-            utc(start),
-            utc(end),
-            duration(end.saturating_sub(start) as f64 / 1000.0)
-        );
-    }
     let transactions: u64 = s.labels.iter().map(|r| r.transactions).sum();
-    if transactions > 0 {
-        let _ = write!(meta, "; {transactions} transaction samples besides");
-    }
-    meta
+    let span = s.start_ms.zip(s.end_ms).map(|(start, end)| {
+        context! { from => utc(start), to => utc(end), duration => duration(end.saturating_sub(start) as f64 / 1000.0) }
+    });
+    let meta = context! {
+        source => &d.source, format => &d.source_format, samples => s.total.samples, failed => s.total.errors,
+        span, transactions,
+    };
+    let summary = context! {
+        headers => COLUMNS.iter().map(|c| c.report_header()).collect::<Vec<_>>(),
+        rows => s.labels.iter().chain([&s.total]).map(|r| COLUMNS.iter().map(|c| (c.cell)(r)).collect::<Vec<_>>())
+            .collect::<Vec<_>>(),
+    };
+    let page = context! {
+        meta, summary,
+        distribution => distribution(d),
+        timeline => timeline(d),
+        labels => labels_over_time(d),
+        codes => codes(&s.labels, &s.total),
+        failures => failures(d),
+    };
+    render("report.html", "planrun report", page, d)
 }
 
-fn summary_table(rows: &[SummaryRow], total: &SummaryRow) -> String {
-    let mut t = String::from(
-        "<div class=\"wrap\"><table><thead><tr><th class=\"l\">Label</th><th>Samples</th><th>Errors</th>\
-         <th>Error %</th><th>Mean</th><th>Min</th><th>Max</th><th>StdDev</th><th>p50</th><th>p90</th><th>p95</th>\
-         <th>p99</th><th>p99.9</th><th>Throughput/s</th><th>Recv KB/s</th><th>Sent KB/s</th></tr></thead><tbody>",
-    );
-    let ms = |v: f64| format!("{v:.2}");
-    for (row, class) in rows.iter().map(|r| (r, "")).chain([(total, " class=\"total\"")]) {
-        let _ = write!(
-            t,
-            "<tr{class}><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td></tr>",
-            escape(&row.label),
-            row.samples,
-            row.errors,
-            row.error_pct,
-            ms(row.mean_ms),
-            ms(row.min_ms),
-            ms(row.max_ms),
-            ms(row.stddev_ms),
-            ms(row.p50_ms),
-            ms(row.p90_ms),
-            ms(row.p95_ms),
-            ms(row.p99_ms),
-            ms(row.p999_ms),
-            row.throughput,
-            row.received_kb_s,
-            row.sent_kb_s
-        );
-    }
-    t.push_str("</tbody></table></div>");
-    t
+/// The distribution charts, and how many labels are not drawn.
+fn distribution(d: &ReportData) -> Value {
+    let charts: Vec<Value> = d
+        .distributions
+        .iter()
+        .take(MAX_CHARTED_LABELS)
+        .enumerate()
+        .map(|(i, dist)| {
+            let title = format!("{} ({} samples)", one_line(&dist.label, 50), dist.samples);
+            svg(bar_chart(&BarChart {
+                title: &title,
+                y_label: "samples",
+                lo_ms: dist.lo_ms,
+                bin_ms: dist.bin_ms,
+                series: vec![Series {
+                    name: &dist.label,
+                    color: PALETTE[i % PALETTE.len()],
+                    values: dist.counts.iter().map(|&c| Some(c as f64)).collect(),
+                }],
+                overflow: vec![dist.overflow as f64],
+            }))
+        })
+        .collect();
+    context! { charts, not_drawn => d.distributions.len().saturating_sub(MAX_CHARTED_LABELS) }
 }
 
-fn distribution_section(body: &mut String, d: &ReportData) {
-    body.push_str("<section id=\"distribution\"><h2>Response-time distribution</h2><div class=\"charts\">");
-    for (i, dist) in d.distributions.iter().take(MAX_CHARTED_LABELS).enumerate() {
-        let title = format!("{} ({} samples)", one_line(&dist.label, 50), dist.samples);
-        body.push_str(&bar_chart(&BarChart {
-            title: &title,
-            y_label: "samples",
-            lo_ms: dist.lo_ms,
-            bin_ms: dist.bin_ms,
-            series: vec![Series {
-                name: &dist.label,
-                color: PALETTE[i % PALETTE.len()],
-                values: dist.counts.iter().map(|&c| Some(c as f64)).collect(),
-            }],
-            overflow: vec![dist.overflow as f64],
-        }));
-    }
-    body.push_str("</div>");
-    if d.distributions.len() > MAX_CHARTED_LABELS {
-        let _ = write!(
-            body,
-            "<p class=\"note\">{} more labels are not drawn; their data is in the embedded JSON.</p>",
-            d.distributions.len() - MAX_CHARTED_LABELS
-        );
-    }
-    body.push_str(
-        "<p class=\"note\">Equal bins from the fastest sample to the 99.9th percentile; the slowest 0.1% are \
-         counted in the last bar (≥).</p></section>",
-    );
-}
-
-fn timeline_sections(body: &mut String, d: &ReportData) {
+/// The run's percentiles, throughput and errors, and threads over time.
+fn timeline(d: &ReportData) -> Value {
     let t = &d.timeline;
     let interval_s = t.interval_ms as f64 / 1000.0;
-    let note = format!(
-        "<p class=\"note\">Per {} interval from {}, by the samples' start times; transactions left out.</p>",
-        duration(interval_s),
-        if t.samples.is_empty() { "-".to_string() } else { utc(t.start_ms) }
-    );
     let per_s = |v: &u64| Some(*v as f64 / interval_s);
     let x_label = time_axis(t.start_ms);
-    body.push_str("<section id=\"percentiles\"><h2>Response-time percentiles over time</h2>");
-    body.push_str(&percentile_chart(
-        "Response time percentiles",
-        &x_label,
-        interval_s,
-        [&t.p50_ms, &t.p90_ms, &t.p99_ms],
-    ));
-    body.push_str(&note);
-    body.push_str("</section><section id=\"throughput\"><h2>Throughput and errors over time</h2>");
-    body.push_str(&line_chart(&LineChart {
+    let percentiles =
+        percentile_chart("Response time percentiles", &x_label, interval_s, [&t.p50_ms, &t.p90_ms, &t.p99_ms]);
+    let throughput = line_chart(&LineChart {
         title: "Throughput and errors",
         y_label: "samples per second",
         x_label: &x_label,
@@ -194,11 +93,9 @@ fn timeline_sections(body: &mut String, d: &ReportData) {
             Series { name: "requests/s", color: PALETTE[0], values: t.samples.iter().map(per_s).collect() },
             Series { name: "errors/s", color: PALETTE[3], values: t.errors.iter().map(per_s).collect() },
         ],
-    }));
-    body.push_str(&note);
-    body.push_str("</section><section id=\"threads\"><h2>Active threads over time</h2>");
-    if t.threads.iter().any(Option::is_some) {
-        body.push_str(&line_chart(&LineChart {
+    });
+    let threads = t.threads.iter().any(Option::is_some).then(|| {
+        svg(line_chart(&LineChart {
             title: "Active threads",
             y_label: "threads",
             x_label: &x_label,
@@ -208,26 +105,24 @@ fn timeline_sections(body: &mut String, d: &ReportData) {
                 color: PALETTE[2],
                 values: t.threads.iter().map(|v| v.map(f64::from)).collect(),
             }],
-        }));
-        body.push_str(&note);
-    } else {
-        body.push_str("<p class=\"note\">The results do not record active threads (no allThreads column).</p>");
+        }))
+    });
+    context! {
+        interval => duration(interval_s),
+        since => if t.samples.is_empty() { "-".to_string() } else { utc(t.start_ms) },
+        percentiles => svg(percentiles), throughput => svg(throughput), threads,
     }
-    body.push_str("</section>");
 }
 
 /// Throughput, errors and p90 with one line per label, then each label's percentiles: a 50 ms label and a
-/// 1 ms label mixed make the run's percentile lines meaningless.
-fn labels_over_time_section(body: &mut String, d: &ReportData) {
+/// 1 ms label mixed make the run's percentile lines meaningless. None without samples.
+fn labels_over_time(d: &ReportData) -> Option<Value> {
     let t = &d.label_timelines;
-    body.push_str("<section id=\"labels-over-time\"><h2>Per label over time</h2>");
     let all: Vec<&LabelSeries> = t.labels.iter().chain(&t.others).collect();
     if all.is_empty() {
-        body.push_str("<p class=\"note\">No samples.</p></section>");
-        return;
+        return None;
     }
     let interval_s = t.interval_ms as f64 / 1000.0;
-    let since = utc(t.start_ms);
     let x_label = time_axis(t.start_ms);
     let per_s = |v: &u64| Some(*v as f64 / interval_s);
     let lines = |values: &dyn Fn(&LabelSeries) -> Vec<Option<f64>>| -> Vec<Series<'_>> {
@@ -236,32 +131,30 @@ fn labels_over_time_section(body: &mut String, d: &ReportData) {
             .map(|(i, l)| Series { name: &l.label, color: PALETTE[i % PALETTE.len()], values: values(l) })
             .collect()
     };
-    body.push_str("<div class=\"charts\">");
-    for (title, y_label, series) in [
+    let charts: Vec<Value> = [
         ("Throughput per label", "samples per second", lines(&|l| l.samples.iter().map(per_s).collect())),
         ("Errors per label", "errors per second", lines(&|l| l.errors.iter().map(per_s).collect())),
         ("p90 per label", "response time (ms)", lines(&|l| l.p90_ms.clone())),
-    ] {
-        body.push_str(&line_chart(&LineChart { title, y_label, x_label: &x_label, interval_s, series }));
-    }
-    body.push_str("</div>");
-    for l in &all {
-        let _ = write!(body, "<details><summary>{}: percentiles over time</summary>", escape(&l.label));
-        body.push_str(&percentile_chart(&l.label, &x_label, interval_s, [&l.p50_ms, &l.p90_ms, &l.p99_ms]));
-        body.push_str("</details>");
-    }
-    let others = if t.others.is_some() {
-        format!("; labels past the first {MAX_LABEL_TIMELINES} are drawn together as `other labels`")
-    } else {
-        String::new()
-    };
-    let _ = write!(
-        body,
-        "<p class=\"note\">Per {} interval from {}, by the samples' start times; transactions left out{others}.</p>\
-         </section>",
-        duration(interval_s),
-        since
-    );
+    ]
+    .into_iter()
+    .map(|(title, y_label, series)| {
+        svg(line_chart(&LineChart { title, y_label, x_label: &x_label, interval_s, series }))
+    })
+    .collect();
+    let percentiles: Vec<Value> = all
+        .iter()
+        .map(|l| {
+            let chart = percentile_chart(&l.label, &x_label, interval_s, [&l.p50_ms, &l.p90_ms, &l.p99_ms]);
+            context! { label => &l.label, chart => svg(chart) }
+        })
+        .collect();
+    Some(context! {
+        charts, percentiles,
+        interval => duration(interval_s),
+        since => utc(t.start_ms),
+        others => t.others.is_some(),
+        max_labels => MAX_LABEL_TIMELINES,
+    })
 }
 
 /// The x axis of a chart over time: `time since HH:MM:SS UTC`.
@@ -285,149 +178,74 @@ fn percentile_chart(title: &str, x_label: &str, interval_s: f64, [p50, p90, p99]
     })
 }
 
-fn codes_section(body: &mut String, rows: &[SummaryRow], total: &SummaryRow) {
-    body.push_str(
-        "<section id=\"codes\"><h2>Response codes</h2><div class=\"wrap\"><table><thead><tr><th class=\"l\">Label</th>\
-         <th class=\"l\">Response code</th><th>Samples</th><th>% of label</th></tr></thead><tbody>",
-    );
+/// Each label's response codes, TOTAL's first, the most frequent first.
+fn codes(rows: &[SummaryRow], total: &SummaryRow) -> Vec<Value> {
+    let mut out = Vec::new();
     for row in [total].into_iter().chain(rows) {
         let mut codes: Vec<(&String, &u64)> = row.response_codes.iter().collect();
         codes.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (code, &count) in codes {
-            let shown = if code.is_empty() { "(empty)".to_string() } else { escape(code) };
-            let _ = write!(
-                body,
-                "<tr{}><td class=\"l\">{}</td><td class=\"l\">{shown}</td><td>{count}</td><td>{:.2}%</td></tr>",
-                if std::ptr::eq(row, total) { " class=\"sum\"" } else { "" },
-                escape(&row.label),
-                count as f64 * 100.0 / row.samples.max(1) as f64
-            );
+            out.push(context! {
+                total => std::ptr::eq(row, total),
+                label => &row.label,
+                code => if code.is_empty() { "(empty)" } else { code.as_str() },
+                count,
+                percent => format!("{:.2}", count as f64 * 100.0 / row.samples.max(1) as f64),
+            });
         }
     }
-    body.push_str("</tbody></table></div></section>");
+    out
 }
 
-fn failures_section(body: &mut String, d: &ReportData) {
+/// The top failure messages; none when no request failed.
+fn failures(d: &ReportData) -> Option<Value> {
     let f = &d.failures;
-    body.push_str("<section id=\"failures\"><h2>Top failure messages</h2>");
     if f.total == 0 {
-        body.push_str("<p class=\"note\">No request failed.</p></section>");
-        return;
+        return None;
     }
-    body.push_str(
-        "<div class=\"wrap\"><table><thead><tr><th class=\"l\">Label</th><th class=\"l\">Message</th>\
-         <th>Failures</th><th>% of failures</th></tr></thead><tbody>",
-    );
-    for m in &f.top {
-        let _ = write!(
-            body,
-            "<tr><td class=\"l\">{}</td><td class=\"l msg\">{}</td><td>{}</td><td>{:.2}%</td></tr>",
-            escape(&m.label),
-            escape(&m.message),
-            m.count,
-            m.count as f64 * 100.0 / f.total as f64
-        );
-    }
-    if f.other > 0 {
-        let _ = write!(
-            body,
-            "<tr><td class=\"l\"></td><td class=\"l\">(other messages)</td><td>{}</td><td>{:.2}%</td></tr>",
-            f.other,
-            f.other as f64 * 100.0 / f.total as f64
-        );
-    }
-    body.push_str(
-        "</tbody></table></div><p class=\"note\">The failure message, else the response message, of each failed \
-         request (transactions left out).</p></section>",
-    );
+    let percent = |count: u64| format!("{:.2}", count as f64 * 100.0 / f.total as f64);
+    let top: Vec<Value> = f
+        .top
+        .iter()
+        .map(|m| context! { label => &m.label, message => &m.message, count => m.count, percent => percent(m.count) })
+        .collect();
+    let other = (f.other > 0).then(|| context! { count => f.other, percent => percent(f.other) });
+    Some(context! { top, other })
 }
 
 /// The comparison of two results.
 pub fn compare_html(c: &Comparison) -> String {
-    let mut body = String::new();
-    let _ = write!(
-        body,
-        "<h1>planrun comparison</h1><p class=\"meta\">A: {}<br>B: {}</p><p class=\"note\">Verdicts: {}.</p>",
-        escape(&c.a),
-        escape(&c.b),
-        escape(&c.method)
-    );
-    body.push_str(
-        "<section><h2>Overview</h2><div class=\"wrap\"><table><thead><tr><th class=\"l\">Label</th>\
-         <th class=\"l\">Verdict</th><th>p50 A</th><th>p50 B</th><th>B/A</th><th>p95 A</th><th>p95 B</th><th>B/A</th>\
-         <th>Error % A</th><th>Error % B</th></tr></thead><tbody>",
-    );
-    for row in &c.rows {
-        let ratio = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}"));
-        let _ = write!(
-            body,
-            "<tr{}><td class=\"l\"><a href=\"#label-{}\">{}</a></td><td class=\"l\">{}</td><td>{:.2}</td><td>{:.2}</td>\
-             <td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{:.2}%</td><td>{:.2}%</td></tr>",
-            if row.label == "TOTAL" { " class=\"total\"" } else { "" },
-            anchor(&row.label),
-            escape(&row.label),
-            verdict_badge(row.verdict),
-            row.a.p50_ms,
-            row.b.p50_ms,
-            ratio(row.ratios.p50),
-            row.a.p95_ms,
-            row.b.p95_ms,
-            ratio(row.ratios.p95),
-            row.a.error_pct,
-            row.b.error_pct
-        );
-    }
-    body.push_str("</tbody></table></div>");
-    for (side, labels) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
-        if !labels.is_empty() {
-            let list: Vec<String> = labels.iter().map(|l| escape(l)).collect();
-            let _ = write!(body, "<p>Only in {side}: {}</p>", list.join(", "));
-        }
-    }
-    body.push_str("</section>");
-    for row in &c.rows {
-        label_section(&mut body, row);
-    }
-    page("planrun comparison", &body, c)
+    let rows: Vec<Value> = c.rows.iter().map(label_comparison).collect();
+    let only_in: Vec<Value> = [("A", &c.only_in_a), ("B", &c.only_in_b)]
+        .into_iter()
+        .filter(|(_, labels)| !labels.is_empty())
+        .map(|(side, labels)| context! { side, labels })
+        .collect();
+    let page = context! { a => &c.a, b => &c.b, method => &c.method, rows, only_in };
+    render("compare.html", "planrun comparison", page, c)
 }
 
-fn label_section(body: &mut String, row: &LabelComparison) {
-    let _ = write!(
-        body,
-        "<section id=\"label-{}\"><h2>{}</h2><p>{} {}</p><div class=\"charts\"><div class=\"wrap\"><table><thead>",
-        anchor(&row.label),
-        escape(&row.label),
-        verdict_badge(row.verdict),
-        escape(&row.reason)
-    );
-    for (i, line) in table_lines(row).iter().enumerate() {
-        let cell = if i == 0 { "th" } else { "td" };
-        let _ = write!(
-            body,
-            "<tr><{cell} class=\"l\">{}</{cell}><{cell}>{}</{cell}><{cell}>{}</{cell}><{cell}>{}</{cell}></tr>",
-            escape(&line[0]),
-            escape(&line[1]),
-            escape(&line[2]),
-            escape(&line[3])
-        );
-        if i == 0 {
-            body.push_str("</thead><tbody>");
-        }
-    }
-    body.push_str("</tbody></table>");
-    if let Some(t) = &row.test {
-        let _ = write!(
-            body,
-            "<p class=\"note\">Mann-Whitney U on {} vs {} samples: z = {:.2}, P(B slower than A) = {:.3}.</p>",
-            t.n_a, t.n_b, t.z, t.prob_b_slower
-        );
-    }
-    body.push_str("</div>");
-    if let Some(o) = &row.overlay {
+/// One label of a comparison: its overview row and its section.
+fn label_comparison(row: &LabelComparison) -> Value {
+    let ratio = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}"));
+    let cells = [
+        format!("{:.2}", row.a.p50_ms),
+        format!("{:.2}", row.b.p50_ms),
+        ratio(row.ratios.p50),
+        format!("{:.2}", row.a.p95_ms),
+        format!("{:.2}", row.b.p95_ms),
+        ratio(row.ratios.p95),
+        format!("{:.2}%", row.a.error_pct),
+        format!("{:.2}%", row.b.error_pct),
+    ];
+    let test = row.test.map(|t| {
+        context! { n_a => t.n_a, n_b => t.n_b, z => format!("{:.2}", t.z), prob_b_slower => format!("{:.3}", t.prob_b_slower) }
+    });
+    let overlay = row.overlay.as_ref().map(|o| {
         let pct = |counts: &[u64], n: u64| counts.iter().map(|&c| Some(c as f64 * 100.0 / n.max(1) as f64)).collect();
         let (na, nb) = (row.a.samples, row.b.samples);
         let title = format!("{}: A and B", one_line(&row.label, 50));
-        body.push_str(&bar_chart(&BarChart {
+        svg(bar_chart(&BarChart {
             title: &title,
             y_label: "% of samples",
             lo_ms: o.lo_ms,
@@ -440,18 +258,29 @@ fn label_section(body: &mut String, row: &LabelComparison) {
                 o.a_overflow as f64 * 100.0 / na.max(1) as f64,
                 o.b_overflow as f64 * 100.0 / nb.max(1) as f64,
             ],
-        }));
+        }))
+    });
+    context! {
+        total => row.label == "TOTAL",
+        anchor => anchor(&row.label),
+        label => &row.label,
+        verdict => verdict_badge(row.verdict),
+        cells,
+        reason => &row.reason,
+        table => table_lines(row),
+        test,
+        overlay,
     }
-    body.push_str("</div></section>");
 }
 
-fn verdict_badge(v: Verdict) -> String {
+/// The class and text of a verdict's badge.
+fn verdict_badge(v: Verdict) -> Value {
     let class = match v {
         Verdict::Slower => "slower",
         Verdict::Faster => "faster",
         _ => "same",
     };
-    format!("<span class=\"verdict {class}\">{v}</span>")
+    context! { class, text => v.to_string() }
 }
 
 /// An id for a label's section: its bytes in hex, so any label gives a valid, unique fragment.
@@ -462,17 +291,42 @@ fn anchor(label: &str) -> String {
     })
 }
 
-/// The page around a body, with the data embedded as JSON.
-fn page(title: &str, body: &str, data: &impl Serialize) -> String {
+/// An SVG chart of report/svg.rs, which escapes the text it draws: marked safe so it is not escaped twice.
+fn svg(chart: String) -> Value {
+    Value::from_safe_string(chart)
+}
+
+/// Renders a page (auto-escaped HTML) with `data` embedded as JSON.
+fn render(template: &str, title: &str, body: Value, data: &impl Serialize) -> String {
     // `<` escaped as \u003c: the JSON stays valid and cannot close the script element.
-    let json = serde_json::to_string(data).expect("report data always serializes").replace('<', "\\u003c");
+    let json = serde_json::to_string(data).unwrap_or_else(|_| "null".into()).replace('<', "\\u003c");
+    let mut env = Environment::new();
+    let templates = [
+        ("page.html", include_str!("templates/page.html")),
+        ("report.html", include_str!("templates/report.html")),
+        ("compare.html", include_str!("templates/compare.html")),
+    ];
+    for (name, source) in templates {
+        if let Err(e) = env.add_template(name, source) {
+            return broken(&e);
+        }
+    }
+    let page = context! { ..body, ..context! {
+        title, version => env!("CARGO_PKG_VERSION"), json => Value::from_safe_string(json),
+    } };
+    match env.get_template(template).and_then(|t| t.render(page)) {
+        // The template's last newline is dropped by minijinja.
+        Ok(html) => html + "\n",
+        Err(e) => broken(&e),
+    }
+}
+
+/// What a page whose template failed says instead (a bug: the templates are built in and tested).
+fn broken(e: &minijinja::Error) -> String {
+    let mut text = e.to_string();
+    text.retain(|c| c != '<' && c != '&');
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{STYLE}</style>\
-         </head><body>{body}<footer>Written by planrun {}. The charts' data is embedded in this file as JSON \
-         (script#data).</footer>\n<script type=\"application/json\" id=\"data\">{json}</script>\n</body></html>\n",
-        escape(title),
-        env!("CARGO_PKG_VERSION")
+        "<!DOCTYPE html>\n<html lang=\"en\"><body><p>planrun could not render this page: {text}</p></body></html>\n"
     )
 }
 

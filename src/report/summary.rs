@@ -7,27 +7,58 @@ use crate::sink::stats::{Summary, SummaryRow};
 /// Labels longer than this many characters are cut, ending in an ellipsis.
 const MAX_LABEL: usize = 40;
 
-const HEADERS: [&str; 14] = [
-    "Label",
-    "Samples",
-    "Mean",
-    "Min",
-    "Max",
-    "StdDev",
-    "p50",
-    "p90",
-    "p95",
-    "p99",
-    "Error %",
-    "Throughput",
-    "Recv KB/s",
-    "Sent KB/s",
+/// A column of the summary, in the text table and the HTML report alike.
+pub struct Column {
+    /// Its header in the text table.
+    pub header: &'static str,
+    /// Its header in the HTML report, where it differs.
+    pub report_header: Option<&'static str>,
+    /// Whether the text table shows it (the report shows every column).
+    pub in_table: bool,
+    /// The cell of a row (the label in full).
+    pub cell: fn(&SummaryRow) -> String,
+}
+
+/// Every column of the summary, in order (the text table leaves out Errors and p99.9).
+pub const COLUMNS: [Column; 16] = [
+    column("Label", |r| r.label.clone()),
+    column("Samples", |r| r.samples.to_string()),
+    column("Mean", |r| ms(r.mean_ms)),
+    column("Min", |r| ms(r.min_ms)),
+    column("Max", |r| ms(r.max_ms)),
+    column("StdDev", |r| ms(r.stddev_ms)),
+    column("p50", |r| ms(r.p50_ms)),
+    column("p90", |r| ms(r.p90_ms)),
+    column("p95", |r| ms(r.p95_ms)),
+    column("p99", |r| ms(r.p99_ms)),
+    Column { in_table: false, ..column("p99.9", |r| ms(r.p999_ms)) },
+    Column { in_table: false, ..column("Errors", |r| r.errors.to_string()) },
+    column("Error %", |r| format!("{:.2}%", r.error_pct)),
+    Column { report_header: Some("Throughput/s"), ..column("Throughput", |r| format!("{:.1}", r.throughput)) },
+    column("Recv KB/s", |r| format!("{:.2}", r.received_kb_s)),
+    column("Sent KB/s", |r| format!("{:.2}", r.sent_kb_s)),
 ];
+
+impl Column {
+    /// Its header in the HTML report.
+    pub fn report_header(&self) -> &'static str {
+        self.report_header.unwrap_or(self.header)
+    }
+}
+
+const fn column(header: &'static str, cell: fn(&SummaryRow) -> String) -> Column {
+    Column { header, report_header: None, in_table: true, cell }
+}
+
+/// A time in ms, with 2 decimals.
+fn ms(v: f64) -> String {
+    format!("{v:.2}")
+}
 
 /// An aligned table: one row per label, then TOTAL. Times in ms with 2 decimals, throughput in requests per
 /// second, KB = 1024 bytes. The label column is left-aligned, numbers right-aligned.
 pub fn render_table(summary: &Summary) -> String {
-    let headers = HEADERS;
+    let headers: Vec<&str> = COLUMNS.iter().filter(|c| c.in_table).map(|c| c.header).collect();
     let cells: Vec<Vec<String>> = summary.rows.iter().chain([&summary.total]).map(cells).collect();
     let widths: Vec<usize> = (0..headers.len())
         .map(|c| cells.iter().map(|row| row[c].chars().count()).chain([headers[c].len()]).max().unwrap_or(0))
@@ -48,23 +79,11 @@ pub fn render_table(summary: &Summary) -> String {
 }
 
 fn cells(row: &SummaryRow) -> Vec<String> {
-    let ms = |v: f64| format!("{v:.2}");
-    vec![
-        truncate(&row.label),
-        row.samples.to_string(),
-        ms(row.mean_ms),
-        ms(row.min_ms),
-        ms(row.max_ms),
-        ms(row.stddev_ms),
-        ms(row.p50_ms),
-        ms(row.p90_ms),
-        ms(row.p95_ms),
-        ms(row.p99_ms),
-        format!("{:.2}%", row.error_pct),
-        format!("{:.1}", row.throughput),
-        format!("{:.2}", row.received_kb_s),
-        format!("{:.2}", row.sent_kb_s),
-    ]
+    let mut cells: Vec<String> = COLUMNS.iter().filter(|c| c.in_table).map(|c| (c.cell)(row)).collect();
+    if let Some(label) = cells.first_mut() {
+        *label = truncate(label);
+    }
+    cells
 }
 
 /// Appends one line: the first cell left-aligned, the others right-aligned, two spaces apart.

@@ -13,20 +13,9 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 46.0;
 
-/// Text for HTML and SVG: `&`, `<`, `>`, `"` and `'` escaped.
+/// Text for SVG: minijinja's HTML escaping, the same as the report's templates apply to the rest of the page.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    minijinja::HtmlEscape(text).to_string()
 }
 
 /// A label made fit for a one-line title: line breaks become spaces, long ones end in an ellipsis.
@@ -367,7 +356,7 @@ mod tests {
         let (step, format) = time_step(125.0);
         assert_eq!((step, format(90.0)), (30.0, "1:30".to_string()));
         assert_eq!(time_step(5.0).1(2.0), "2s");
-        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;");
         assert_eq!(one_line("a\nb", 10), "a b");
         assert_eq!(one_line("abcdef", 4), "abc…");
     }
@@ -382,7 +371,7 @@ mod tests {
             series: vec![Series { name: "ok", color: PALETTE[0], values: vec![Some(1.0), None, Some(3.0)] }],
         });
         assert!(line.starts_with("<svg") && line.ends_with("</svg>"));
-        assert!(line.contains("Throughput &lt;all&gt;") && line.contains("requests/s"));
+        assert!(line.contains("Throughput &lt;all&gt;") && line.contains("requests&#x2f;s"));
         assert_eq!((line.matches("<path").count(), line.matches("<circle").count()), (1, 2));
         let bars = bar_chart(&BarChart {
             title: "t",

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::diag::Diagnostic;
-use crate::plan::{LoadOptions, PlanError, PlanFile};
+use crate::plan::{PlanError, PlanFile, PlanOptions};
 use crate::source::Source;
 
 /// The schema at a JSON pointer.
@@ -47,7 +47,7 @@ fn every_object_of_the_vocabulary_is_in_the_schema() {
 /// The problems the parser finds in a plan.
 fn problems(yaml: &str) -> Vec<Diagnostic> {
     let file = PlanFile::parse(Source::new("probe.yaml", yaml)).expect("the probe is YAML");
-    match file.validate(&LoadOptions::default()) {
+    match file.validate(&PlanOptions::default()) {
         Ok(_) => Vec::new(),
         Err(PlanError::Invalid { diags, .. }) => diags.items,
         Err(e) => panic!("{e}"),
