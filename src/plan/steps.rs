@@ -80,7 +80,11 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
 fn block(cx: &mut Ctx, kind: &str, f: &Fields, defaults: &Defaults, names: &Names) -> Option<Step> {
     let head = f.get(kind)?;
     match kind {
-        "once" => Some(Step::Once(steps(cx, head, defaults, names)?)),
+        "once" => {
+            cx.once_blocks += 1;
+            let id = cx.once_blocks;
+            Some(Step::Once { id, steps: steps(cx, head, defaults, names)? })
+        }
         "random" => random(cx, head, defaults, names),
         _ => {
             let body = cx.require(f, "steps").and_then(|s| steps(cx, s, defaults, names));
@@ -167,12 +171,18 @@ fn random(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Opti
         let body = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
         branches.push((u32::try_from(weight?).unwrap_or(u32::MAX), body?));
     }
-    if branches.iter().try_fold(0u32, |sum, (w, _)| sum.checked_add(*w)).is_none() {
-        cx.error(
-            Diagnostic::new(node.span, format!("the weights of `random` add up to more than {}", u32::MAX))
-                .hint("weights are relative: divide them all by the same number"),
-        );
-        return None;
+    // Each branch keeps the sum of the weights up to its own, so a draw below the total picks it in one pass.
+    let mut total = 0u32;
+    for (weight, _) in &mut branches {
+        let Some(sum) = total.checked_add(*weight) else {
+            cx.error(
+                Diagnostic::new(node.span, format!("the weights of `random` add up to more than {}", u32::MAX))
+                    .hint("weights are relative: divide them all by the same number"),
+            );
+            return None;
+        };
+        total = sum;
+        *weight = sum;
     }
     Some(Step::Random(branches))
 }
