@@ -206,3 +206,68 @@ pub fn bound_names(node: &Node, out: &mut Names) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LoadOptions, PlanFile};
+    use crate::plan::model::{Plan, Step};
+    use crate::source::Source;
+
+    fn validated(text: &str) -> Plan {
+        let file = PlanFile::parse(Source::new("p.yaml", text)).unwrap_or_else(|e| panic!("{e:?}"));
+        file.validate(&LoadOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    const PLAN: &str = r#"name: p
+defaults: { base_url: "http://127.0.0.1:9" }
+setup:
+  - name: s
+    threads: 1
+    steps:
+      - once:
+          - name: a
+            request: { url: /a }
+thread_groups:
+  - name: g
+    threads: 1
+    steps:
+      - once:
+          - once:
+              - name: b
+                request: { url: /b }
+      - random:
+          - weight: 3
+            steps:
+              - once:
+                  - name: c
+                    request: { url: /c }
+          - steps: [ { name: d, request: { url: /d } } ]
+          - weight: 6
+            steps: [ { think: 1ms } ]
+"#;
+
+    #[test]
+    fn once_blocks_are_numbered_from_1_in_plan_order_parents_first() {
+        let plan = validated(PLAN);
+        let mut ids = Vec::new();
+        for g in &plan.groups {
+            Step::walk(&g.steps, &mut |s| ids.extend(if let Step::Once { id, .. } = s { Some(*id) } else { None }));
+        }
+        assert_eq!(ids, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn random_branches_hold_cumulative_weights() {
+        let plan = validated(PLAN);
+        let mut weights = Vec::new();
+        for g in &plan.groups {
+            Step::walk(&g.steps, &mut |s| {
+                if let Step::Random(branches) = s {
+                    weights.extend(branches.iter().map(|(w, _)| *w));
+                }
+            });
+        }
+        assert_eq!(weights, [3, 4, 10]);
+        assert_eq!(Step::count_requests(&plan.groups[1].steps), 3);
+    }
+}
