@@ -205,21 +205,6 @@ fn foreach_items(graph: &Graph, steps: &[StepNode], scope: &Arc<Scope>, book: &A
 /// `random` too): dry-run shows what each request looks like, not which branch a run would take.
 fn requests_of(steps: &[StepNode]) -> Vec<&RequestNode> {
     let mut out = Vec::new();
-    for s in steps {
-        match s {
-            StepNode::Request(r) => out.push(r.as_ref()),
-            StepNode::Think(_) => {}
-            StepNode::Transaction { steps, .. }
-            | StepNode::Loop { steps, .. }
-            | StepNode::While { steps, .. }
-            | StepNode::ForEach { steps, .. }
-            | StepNode::Once { steps, .. } => out.extend(requests_of(steps)),
-            StepNode::If { then, otherwise, .. } => {
-                out.extend(requests_of(then));
-                out.extend(requests_of(otherwise));
-            }
-            StepNode::Random(branches) => branches.iter().for_each(|(_, b)| out.extend(requests_of(b))),
-        }
-    }
+    StepNode::walk(steps, &mut |s| out.extend(if let StepNode::Request(r) = s { Some(r.as_ref()) } else { None }));
     out
 }

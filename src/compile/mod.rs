@@ -1,21 +1,20 @@
 //! The execution graph: a validated plan compiled once into the form virtual users run.
 //!
-//! The plan is kept as it is (its settings, groups, data sets and thresholds are the run's); compiling makes
-//! only what execution needs on top: each group's steps as [`StepNode`]s (a request's header values made
-//! once when they are fixed text, its query names encoded once, whether its body must be kept; a random
-//! block's cumulative weights; an id per `once` block), the base URL split once, and the masks of the secret
-//! properties. It cannot fail: everything it reads was checked by validation (header names were parsed
-//! there, once).
+//! The plan is kept as it is (its settings, groups, data sets and thresholds are the run's, and so are its
+//! steps, whose `once` ids and cumulative `random` weights validation made); compiling makes only what
+//! execution needs on top: each request as a [`RequestNode`] (its header values made once when they are
+//! fixed text, its query names encoded once, whether its body must be kept), the base URL split once, and
+//! the masks of the secret properties. It cannot fail: everything it reads was checked by validation (header
+//! names were parsed there, once).
 
 pub mod target;
 
 use std::ops::Deref;
-use std::sync::Arc;
 
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
 use crate::mask::Masks;
-use crate::plan::model::{Assertion, Body, Check, ExtractFrom, Plan, RequestStep, Step, Think};
+use crate::plan::model::{Assertion, Body, Check, ExtractFrom, Plan, RequestStep, Step};
 use crate::template::Tpl;
 use target::Base;
 
@@ -46,85 +45,8 @@ impl Graph {
     }
 }
 
-/// A step, compiled.
-#[derive(Debug)]
-pub enum StepNode {
-    /// A request.
-    Request(Box<RequestNode>),
-    /// A pause.
-    Think(Think),
-    /// A parent sample over its steps.
-    Transaction {
-        /// The label.
-        name: Arc<str>,
-        /// The steps.
-        steps: Vec<StepNode>,
-    },
-    /// Steps run when the condition renders true.
-    If {
-        /// The condition.
-        cond: Tpl,
-        /// When true.
-        then: Vec<StepNode>,
-        /// When false.
-        otherwise: Vec<StepNode>,
-    },
-    /// Steps run `count` times.
-    Loop {
-        /// How many times.
-        count: u64,
-        /// The steps.
-        steps: Vec<StepNode>,
-    },
-    /// Steps run while the condition renders true, at most `max` times.
-    While {
-        /// The condition.
-        cond: Tpl,
-        /// The bound.
-        max: u64,
-        /// The steps.
-        steps: Vec<StepNode>,
-    },
-    /// Steps run per item of a list.
-    ForEach {
-        /// Renders the list as JSON.
-        list: Tpl,
-        /// The item's variable.
-        var: Arc<str>,
-        /// The steps.
-        steps: Vec<StepNode>,
-    },
-    /// Steps run once per user; `id` tells the blocks apart.
-    Once {
-        /// Unique within the graph.
-        id: usize,
-        /// The steps.
-        steps: Vec<StepNode>,
-    },
-    /// One branch by weight: `(cumulative weight, steps)`, the last weight being the total.
-    Random(Vec<(u32, Vec<StepNode>)>),
-}
-
-impl StepNode {
-    /// How many request steps `steps` holds, those inside blocks included (each written once, however
-    /// often it runs).
-    pub fn count_requests(steps: &[StepNode]) -> usize {
-        steps
-            .iter()
-            .map(|s| match s {
-                StepNode::Request(_) => 1,
-                StepNode::Think(_) => 0,
-                StepNode::Transaction { steps, .. }
-                | StepNode::Loop { steps, .. }
-                | StepNode::While { steps, .. }
-                | StepNode::ForEach { steps, .. }
-                | StepNode::Once { steps, .. } => Self::count_requests(steps),
-                StepNode::If { then, otherwise, .. } => Self::count_requests(then) + Self::count_requests(otherwise),
-                StepNode::Random(branches) => branches.iter().map(|(_, b)| Self::count_requests(b)).sum(),
-            })
-            .sum()
-    }
-}
+/// A step, compiled: the validated step with each request made into a [`RequestNode`].
+pub type StepNode = Step<RequestNode>;
 
 /// A request step, compiled.
 #[derive(Debug)]
@@ -160,44 +82,8 @@ pub struct HeaderNode {
 pub fn compile(plan: Plan) -> Graph {
     let base = plan.defaults.base_url.as_deref().and_then(|u| Base::parse(u).ok());
     let masks = Masks::new(plan.secrets.values.iter().map(String::as_str));
-    let mut cx = StepCx { once_ids: 0 };
-    let plan = plan.map_steps(|steps| compile_steps(steps, &mut cx));
+    let plan = plan.map_steps(|steps| steps.into_iter().map(|s| s.map_requests(&mut request)).collect());
     Graph { plan, masks, base }
-}
-
-struct StepCx {
-    once_ids: usize,
-}
-
-fn compile_steps(steps: Vec<Step>, cx: &mut StepCx) -> Vec<StepNode> {
-    steps.into_iter().map(|s| step(s, cx)).collect()
-}
-
-fn step(s: Step, cx: &mut StepCx) -> StepNode {
-    match s {
-        Step::Think(t) => StepNode::Think(t),
-        Step::Transaction { name, steps } => StepNode::Transaction { name, steps: compile_steps(steps, cx) },
-        Step::If { cond, then, otherwise } => {
-            StepNode::If { cond, then: compile_steps(then, cx), otherwise: compile_steps(otherwise, cx) }
-        }
-        Step::Loop { count, steps } => StepNode::Loop { count, steps: compile_steps(steps, cx) },
-        Step::While { cond, max, steps } => StepNode::While { cond, max, steps: compile_steps(steps, cx) },
-        Step::ForEach { list, var, steps } => StepNode::ForEach { list, var, steps: compile_steps(steps, cx) },
-        Step::Once(steps) => {
-            cx.once_ids += 1;
-            StepNode::Once { id: cx.once_ids, steps: compile_steps(steps, cx) }
-        }
-        Step::Random(branches) => {
-            let mut total = 0u32;
-            let mut out = Vec::with_capacity(branches.len());
-            for (weight, steps) in branches {
-                total = total.saturating_add(weight);
-                out.push((total, compile_steps(steps, cx)));
-            }
-            StepNode::Random(out)
-        }
-        Step::Request(r) => StepNode::Request(Box::new(request(*r))),
-    }
 }
 
 fn request(mut r: RequestStep) -> RequestNode {

@@ -26,6 +26,8 @@ pub struct Ctx<'s> {
     /// Each data set's columns, so a template that reads `set.column` is checked against them; `props` holds
     /// the property names (declared or given with -D).
     pub columns: std::collections::HashMap<String, Vec<Arc<str>>>,
+    /// How many `once` blocks have been read: the last one's id.
+    pub once_blocks: usize,
 }
 
 /// The entries of a mapping, already checked against the keys allowed there.

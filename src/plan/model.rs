@@ -191,9 +191,9 @@ pub enum Think {
 
 /// One step of an iteration.
 #[derive(Debug)]
-pub enum Step {
+pub enum Step<R = RequestStep> {
     /// Send a request and record a sample.
-    Request(Box<RequestStep>),
+    Request(Box<R>),
     /// Pause.
     Think(Think),
     /// A parent sample over its steps, like JMeter's Transaction Controller.
@@ -201,23 +201,23 @@ pub enum Step {
         /// The transaction's label.
         name: Arc<str>,
         /// Its steps.
-        steps: Vec<Step>,
+        steps: Vec<Step<R>>,
     },
     /// Steps run when a condition renders true.
     If {
         /// The condition, a template.
         cond: Tpl,
         /// Run when true.
-        then: Vec<Step>,
+        then: Vec<Step<R>>,
         /// Run when false.
-        otherwise: Vec<Step>,
+        otherwise: Vec<Step<R>>,
     },
     /// Steps run a fixed number of times.
     Loop {
         /// How many times.
         count: u64,
         /// The steps.
-        steps: Vec<Step>,
+        steps: Vec<Step<R>>,
     },
     /// Steps run while a condition renders true, at most `max` times.
     While {
@@ -226,7 +226,7 @@ pub enum Step {
         /// The bound.
         max: u64,
         /// The steps.
-        steps: Vec<Step>,
+        steps: Vec<Step<R>>,
     },
     /// Steps run once per item of a list, the item in a variable.
     ForEach {
@@ -235,17 +235,22 @@ pub enum Step {
         /// The variable that holds the item.
         var: Arc<str>,
         /// The steps.
-        steps: Vec<Step>,
+        steps: Vec<Step<R>>,
     },
     /// Steps run once per virtual user.
-    Once(Vec<Step>),
-    /// One branch chosen at random by weight.
-    Random(Vec<(u32, Vec<Step>)>),
+    Once {
+        /// Tells the plan's `once` blocks apart: 1, 2, ... in plan order, parents before their children.
+        id: usize,
+        /// The steps.
+        steps: Vec<Step<R>>,
+    },
+    /// One branch chosen at random by weight: `(cumulative weight, steps)`, the last weight being the total.
+    Random(Vec<(u32, Vec<Step<R>>)>),
 }
 
-impl Step {
+impl<R> Step<R> {
     /// Calls `f` on every step of `steps`, those inside blocks included, parents before their children.
-    pub fn walk<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
+    pub fn walk<'a>(steps: &'a [Step<R>], f: &mut impl FnMut(&'a Step<R>)) {
         for step in steps {
             f(step);
             match step {
@@ -254,7 +259,7 @@ impl Step {
                 | Step::Loop { steps, .. }
                 | Step::While { steps, .. }
                 | Step::ForEach { steps, .. }
-                | Step::Once(steps) => Self::walk(steps, f),
+                | Step::Once { steps, .. } => Self::walk(steps, f),
                 Step::If { then, otherwise, .. } => {
                     Self::walk(then, f);
                     Self::walk(otherwise, f);
@@ -264,6 +269,32 @@ impl Step {
         }
     }
 
+    /// How many request steps `steps` holds, those inside blocks included (each written once, however
+    /// often it runs).
+    pub fn count_requests(steps: &[Step<R>]) -> usize {
+        let mut n = 0;
+        Self::walk(steps, &mut |s| n += usize::from(matches!(s, Step::Request(_))));
+        n
+    }
+
+    /// The same step with each of its requests, those inside blocks included, made into a `T` by `f`.
+    pub fn map_requests<T>(self, f: &mut impl FnMut(R) -> T) -> Step<T> {
+        let mut all = |steps: Vec<Step<R>>| -> Vec<Step<T>> { steps.into_iter().map(|s| s.map_requests(f)).collect() };
+        match self {
+            Step::Request(r) => Step::Request(Box::new(f(*r))),
+            Step::Think(t) => Step::Think(t),
+            Step::Transaction { name, steps } => Step::Transaction { name, steps: all(steps) },
+            Step::If { cond, then, otherwise } => Step::If { cond, then: all(then), otherwise: all(otherwise) },
+            Step::Loop { count, steps } => Step::Loop { count, steps: all(steps) },
+            Step::While { cond, max, steps } => Step::While { cond, max, steps: all(steps) },
+            Step::ForEach { list, var, steps } => Step::ForEach { list, var, steps: all(steps) },
+            Step::Once { id, steps } => Step::Once { id, steps: all(steps) },
+            Step::Random(branches) => Step::Random(branches.into_iter().map(|(w, b)| (w, all(b))).collect()),
+        }
+    }
+}
+
+impl Step {
     /// The label this step's samples have, if it records any (a request or a transaction).
     pub fn label(&self) -> Option<&Arc<str>> {
         match self {

@@ -80,7 +80,11 @@ fn step(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Option
 fn block(cx: &mut Ctx, kind: &str, f: &Fields, defaults: &Defaults, names: &Names) -> Option<Step> {
     let head = f.get(kind)?;
     match kind {
-        "once" => Some(Step::Once(steps(cx, head, defaults, names)?)),
+        "once" => {
+            cx.once_blocks += 1;
+            let id = cx.once_blocks;
+            Some(Step::Once { id, steps: steps(cx, head, defaults, names)? })
+        }
         "random" => random(cx, head, defaults, names),
         _ => {
             let body = cx.require(f, "steps").and_then(|s| steps(cx, s, defaults, names));
@@ -167,12 +171,18 @@ fn random(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names) -> Opti
         let body = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
         branches.push((u32::try_from(weight?).unwrap_or(u32::MAX), body?));
     }
-    if branches.iter().try_fold(0u32, |sum, (w, _)| sum.checked_add(*w)).is_none() {
-        cx.error(
-            Diagnostic::new(node.span, format!("the weights of `random` add up to more than {}", u32::MAX))
-                .hint("weights are relative: divide them all by the same number"),
-        );
-        return None;
+    // Each branch keeps the sum of the weights up to its own, so a draw below the total picks it in one pass.
+    let mut total = 0u32;
+    for (weight, _) in &mut branches {
+        let Some(sum) = total.checked_add(*weight) else {
+            cx.error(
+                Diagnostic::new(node.span, format!("the weights of `random` add up to more than {}", u32::MAX))
+                    .hint("weights are relative: divide them all by the same number"),
+            );
+            return None;
+        };
+        total = sum;
+        *weight = sum;
     }
     Some(Step::Random(branches))
 }
@@ -194,5 +204,70 @@ pub fn bound_names(node: &Node, out: &mut Names) {
         }
         Value::Seq(items) => items.iter().for_each(|i| bound_names(i, out)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LoadOptions, PlanFile};
+    use crate::plan::model::{Plan, Step};
+    use crate::source::Source;
+
+    fn validated(text: &str) -> Plan {
+        let file = PlanFile::parse(Source::new("p.yaml", text)).unwrap_or_else(|e| panic!("{e:?}"));
+        file.validate(&LoadOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    const PLAN: &str = r#"name: p
+defaults: { base_url: "http://127.0.0.1:9" }
+setup:
+  - name: s
+    threads: 1
+    steps:
+      - once:
+          - name: a
+            request: { url: /a }
+thread_groups:
+  - name: g
+    threads: 1
+    steps:
+      - once:
+          - once:
+              - name: b
+                request: { url: /b }
+      - random:
+          - weight: 3
+            steps:
+              - once:
+                  - name: c
+                    request: { url: /c }
+          - steps: [ { name: d, request: { url: /d } } ]
+          - weight: 6
+            steps: [ { think: 1ms } ]
+"#;
+
+    #[test]
+    fn once_blocks_are_numbered_from_1_in_plan_order_parents_first() {
+        let plan = validated(PLAN);
+        let mut ids = Vec::new();
+        for g in &plan.groups {
+            Step::walk(&g.steps, &mut |s| ids.extend(if let Step::Once { id, .. } = s { Some(*id) } else { None }));
+        }
+        assert_eq!(ids, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn random_branches_hold_cumulative_weights() {
+        let plan = validated(PLAN);
+        let mut weights = Vec::new();
+        for g in &plan.groups {
+            Step::walk(&g.steps, &mut |s| {
+                if let Step::Random(branches) = s {
+                    weights.extend(branches.iter().map(|(w, _)| *w));
+                }
+            });
+        }
+        assert_eq!(weights, [3, 4, 10]);
+        assert_eq!(Step::count_requests(&plan.groups[1].steps), 3);
     }
 }

@@ -53,6 +53,7 @@ pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan
         templates: Templates::new(),
         load_scope: Scope::load_time(shared, seed),
         columns: Default::default(),
+        once_blocks: 0,
     };
     super::duplicates::check(root, &mut cx.diags);
     let Some(f) = cx.object(root, &vocab::PLAN) else {
@@ -166,6 +167,7 @@ pub(super) fn stub_text(
         templates: Templates::new(),
         load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
         columns: Default::default(),
+        once_blocks: 0,
     };
     let opts = PlanOptions { overrides: overrides.to_vec(), ..PlanOptions::default() };
     let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);
