@@ -209,13 +209,13 @@ pub fn bound_names(node: &Node, out: &mut Names) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{LoadOptions, PlanFile};
+    use super::super::{PlanOptions, PlanFile};
     use crate::plan::model::{Plan, Step};
     use crate::source::Source;
 
     fn validated(text: &str) -> Plan {
         let file = PlanFile::parse(Source::new("p.yaml", text)).unwrap_or_else(|e| panic!("{e:?}"));
-        file.validate(&LoadOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
+        file.validate(&PlanOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
     const PLAN: &str = r#"name: p
