@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 
 use super::client::{data_type, Response};
 use super::counting::WireStats;
-use super::decode::{parse_head, BodyDecoder, DecodeError, Head, Parsed, MAX_HEAD};
+use super::decode::{next_head, BodyDecoder, DecodeError, Head, MAX_HEAD};
 use super::error::Failure;
 use super::stream::Stream;
 use crate::compile::target::Origin;
@@ -137,18 +137,8 @@ impl Conn {
         }
         let mut filled = 0;
         loop {
-            if filled > 0 {
-                match parse_head(buf.get(..filled).unwrap_or_default(), &req.method) {
-                    Ok(Some(Parsed::Final(at, head))) => return Ok((head, at, filled)),
-                    Ok(Some(Parsed::Interim(len))) => {
-                        buf.copy_within(len..filled, 0);
-                        filled -= len;
-                        continue;
-                    }
-                    Ok(None) if filled >= MAX_HEAD => return Err(Failure::decode(&DecodeError::TooLarge)),
-                    Ok(None) => {}
-                    Err(e) => return Err(Failure::decode(&e)),
-                }
+            if let Some((head, at)) = next_head(buf, &mut filled, &req.method).map_err(|e| Failure::decode(&e))? {
+                return Ok((head, at, filled));
             }
             if filled == buf.len() {
                 buf.resize((buf.len() * 2).clamp(HEAD_BUFFER, MAX_HEAD), 0);

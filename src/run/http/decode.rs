@@ -190,6 +190,26 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
     Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, framing, keep_alive })))
 }
 
+/// Parses what `buf[..*filled]` holds: skips complete interim (1xx) responses (moving what follows them to
+/// the front, `*filled` shrinking), and returns the final head and where its body starts once it is complete;
+/// `Ok(None)` when more bytes are needed. The I/O loop around it reads into `buf[*filled..]`.
+pub fn next_head(buf: &mut [u8], filled: &mut usize, method: &Method) -> Result<Option<(Head, usize)>, DecodeError> {
+    loop {
+        if *filled == 0 {
+            return Ok(None);
+        }
+        match parse_head(buf.get(..*filled).unwrap_or_default(), method)? {
+            Some(Parsed::Final(at, head)) => return Ok(Some((head, at))),
+            Some(Parsed::Interim(len)) => {
+                buf.copy_within(len..*filled, 0);
+                *filled -= len;
+            }
+            None if *filled >= MAX_HEAD => return Err(DecodeError::TooLarge),
+            None => return Ok(None),
+        }
+    }
+}
+
 /// The Content-Length values of a head: all must be digits and equal.
 #[derive(Debug, Default)]
 struct Lengths {
@@ -470,4 +490,102 @@ fn check_trailers(section: &[u8], lines: usize) -> Result<(), DecodeError> {
         Ok(httparse::Status::Partial) => Err(DecodeError::Chunk("partial trailer")),
         Err(_) => Err(DecodeError::Chunk("invalid trailer line")),
     }
+}
+
+/// What reading one response from a byte stream came to (see [`read_response`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The final status, when a head was read.
+    pub status: Option<u16>,
+    /// How the body was framed, when a head was read.
+    pub framing: Option<Framing>,
+    /// Body bytes handed over.
+    pub body: u64,
+    /// Bytes of the stream the response took (head, interim heads and body framing included); 0 when it
+    /// failed.
+    pub consumed: u64,
+    /// Why the response could not be read.
+    pub failure: Option<super::Failure>,
+    /// Whether the connection could carry another request.
+    pub reusable: bool,
+}
+
+/// Reads one response to `method` from a stream that yields `chunks` one read at a time and then ends, as
+/// the engine does on a socket (the same head loop, buffer sizes and body decoder, without I/O): for the
+/// conformance, differential and property tests.
+#[doc(hidden)]
+pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
+    let mut out = Outcome { status: None, framing: None, body: 0, consumed: 0, failure: None, reusable: false };
+    let mut reads = chunks.iter().copied().filter(|c| !c.is_empty());
+    let mut pending: &[u8] = &[];
+    // One read of at most `room` bytes: what is left of a chunk first.
+    let mut read = |room: usize| -> &[u8] {
+        if pending.is_empty() {
+            pending = reads.next().unwrap_or_default();
+        }
+        let n = room.min(pending.len());
+        let (now, later) = pending.split_at(n);
+        pending = later;
+        now
+    };
+    let mut buf = vec![0u8; super::conn::HEAD_BUFFER];
+    let mut filled = 0;
+    let mut taken = 0u64;
+    let (head, at) = loop {
+        let before = filled;
+        let step = next_head(&mut buf, &mut filled, method);
+        taken += (before - filled) as u64;
+        match step {
+            Ok(Some(found)) => break found,
+            Ok(None) => {}
+            Err(e) => {
+                out.failure = Some(super::Failure::decode(&e));
+                return out;
+            }
+        }
+        if filled == buf.len() {
+            buf.resize((buf.len() * 2).clamp(super::conn::HEAD_BUFFER, MAX_HEAD), 0);
+        }
+        let got = read(buf.len() - filled);
+        if got.is_empty() {
+            out.failure = Some(super::Failure::closed());
+            return out;
+        }
+        buf[filled..filled + got.len()].copy_from_slice(got);
+        filled += got.len();
+    };
+    out.status = Some(head.status);
+    out.framing = Some(head.framing);
+    let mut body = BodyDecoder::new(head.framing);
+    let mut size = 0u64;
+    let mut sink = |data: &[u8]| size += data.len() as u64;
+    let mut extra = false;
+    taken += at as u64;
+    let mut fed = |input: &[u8], body: &mut BodyDecoder| -> Result<bool, DecodeError> {
+        let used = body.feed(input, &mut sink)?;
+        taken += used as u64;
+        Ok(used < input.len())
+    };
+    let result = (|| {
+        extra |= fed(&buf[at..filled], &mut body)?;
+        while !body.is_done() {
+            match read(32 * 1024) {
+                [] => body.eof()?,
+                got => extra |= fed(got, &mut body)?,
+            }
+        }
+        Ok::<(), DecodeError>(())
+    })();
+    out.body = size;
+    // Bytes that come after the response are found by the look before the connection's next use.
+    let more = !read(1).is_empty();
+    match result {
+        Ok(()) => {
+            out.consumed = taken;
+            out.reusable = head.keep_alive && !extra && !more;
+        }
+        Err(e) => out.failure = Some(super::Failure::decode(&e)),
+    }
+    out
 }
