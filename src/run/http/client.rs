@@ -354,9 +354,9 @@ impl Client {
                 self.head.resize(HEAD_BUFFER, 0);
             }
             let result = conn.exchange(req, &wire, inline, keep, &mut self.head).await;
-            let stats = conn.stats.clone();
-            let nothing_sent = stats.written() == 0;
-            settle(&stats, ex);
+            let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.stats.first_read());
+            let reusable = conn.reusable();
+            settle(&conn.stats, ex);
             match result {
                 // A kept-alive connection the server closed while it was idle, noticed only now (its FIN or
                 // RST crossed the request): nothing of a response came, so send once more on a new one. Only
@@ -365,21 +365,21 @@ impl Client {
                 Err(_)
                     if reused
                         && attempt == 1
-                        && stats.first_read().is_none()
+                        && response_began.is_none()
                         && (req.method.is_idempotent() || nothing_sent) =>
                 {
                     reused = false;
                     continue;
                 }
                 Err(f) => {
-                    self.note_first_byte(&stats, first_byte);
+                    self.note_first_byte(response_began, first_byte);
                     break Err(f);
                 }
                 Ok((resp, size)) => {
-                    if !conn.reusable() {
+                    if !reusable {
                         self.conn = None;
                     }
-                    self.note_first_byte(&stats, first_byte);
+                    self.note_first_byte(response_began, first_byte);
                     if let Some(r) = self.record.as_deref_mut() {
                         r.body_size = size;
                     }
@@ -392,8 +392,8 @@ impl Client {
     }
 
     /// Notes when the response began (or the exchange ended, when nothing came).
-    fn note_first_byte(&mut self, stats: &WireStats, first_byte: &mut Option<Instant>) {
-        let at = stats.first_read().unwrap_or_else(Instant::now);
+    fn note_first_byte(&mut self, began: Option<Instant>, first_byte: &mut Option<Instant>) {
+        let at = began.unwrap_or_else(Instant::now);
         first_byte.get_or_insert(at);
         if let Some(r) = self.record.as_deref_mut() {
             r.first_byte = Some(at);

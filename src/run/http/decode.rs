@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Version};
 
 /// Header lines a response head may have (hyper's default).
@@ -135,9 +136,18 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
     let mut lengths = Lengths::default();
     let mut transfer_encoding: Option<&[u8]> = None;
     let mut headers = HeaderMap::with_capacity(res.headers.len());
+    // One copy of the head that every header value shares, rather than an allocation per value.
+    let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
     for h in res.headers.iter() {
         let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| DecodeError::Header)?;
-        let value = HeaderValue::from_bytes(h.value).map_err(|_| DecodeError::Header)?;
+        // httparse's value is a slice of `buf`: its offset there is its offset in `raw`.
+        let start = (h.value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
+        let shared = raw.get(start..start + h.value.len()).map(|_| raw.slice(start..start + h.value.len()));
+        let value = match shared {
+            Some(v) => HeaderValue::from_maybe_shared(v),
+            None => HeaderValue::from_bytes(h.value),
+        }
+        .map_err(|_| DecodeError::Header)?;
         if name == http::header::CONNECTION {
             if saw_close || has_token(h.value, "close") {
                 saw_close = true;
