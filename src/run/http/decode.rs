@@ -5,6 +5,7 @@
 //! where they differ, docs/faults.md says how and why.
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Version};
@@ -113,9 +114,10 @@ pub enum Parsed {
 
 /// Parses the head at the start of `buf`: `Ok(None)` while it is incomplete. `method` is the request's.
 pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeError> {
-    let mut lines = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut res = httparse::Response::new(&mut lines);
-    let len = match res.parse(buf)? {
+    // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than parsing).
+    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
+    let mut res = httparse::Response::new(&mut []);
+    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines)? {
         httparse::Status::Partial => return Ok(None),
         httparse::Status::Complete(len) => len,
     };

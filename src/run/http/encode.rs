@@ -74,9 +74,13 @@ fn request_target(path_and_query: &str) -> Result<&str, Failure> {
 
 /// `content-type` -> `Content-Type`.
 fn title_case(name: &str, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(name.as_bytes());
     let mut upper = true;
-    for b in name.bytes() {
-        out.push(if upper { b.to_ascii_uppercase() } else { b });
-        upper = b == b'-';
+    for b in out.iter_mut().skip(start) {
+        if upper {
+            b.make_ascii_uppercase();
+        }
+        upper = *b == b'-';
     }
 }
