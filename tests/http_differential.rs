@@ -342,3 +342,29 @@ fn planrun_reads_generated_responses_as_hyper_does_or_as_docs_faults_md_says() {
     );
     assert!(same > 4000, "most streams read the same: {same}");
 }
+
+/// The head-size row of docs/faults.md's table: hyper, configured as planrun configured it, refused a head of
+/// more than its 1 KiB read buffer; the engine reads it.
+#[test]
+fn a_head_beyond_1_kib_was_refused_by_hyper_and_is_read_now() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build();
+    let Ok(rt) = rt else { unreachable!("a runtime") };
+    let head = format!("HTTP/1.1 200 OK\r\nSet-Cookie: s={}\r\nContent-Length: 2\r\n\r\nok", "c".repeat(1500));
+    let reads = vec![head.clone().into_bytes()];
+    let theirs = rt.block_on(hyper_reads(&Method::GET, &reads, false));
+    assert_eq!((theirs.status, theirs.kind), (None, Some(ErrorKind::InvalidResponse)), "{theirs:?}");
+    let ours = Seen::from(&read_response(&Method::GET, &[head.as_bytes()]));
+    assert_eq!((ours.status, ours.body, ours.kind), (Some(200), Some(2), None), "{ours:?}");
+}
+
+/// The 101 row of docs/faults.md's table: hyper handed a 101 over as the response; the engine fails it.
+#[test]
+fn a_101_was_a_response_for_hyper_and_is_refused_now() {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build();
+    let Ok(rt) = rt else { unreachable!("a runtime") };
+    let bytes = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n".to_vec();
+    let theirs = rt.block_on(hyper_reads(&Method::GET, std::slice::from_ref(&bytes), false));
+    assert_eq!(theirs.status, Some(101), "{theirs:?}");
+    let ours = Seen::from(&read_response(&Method::GET, &[&bytes]));
+    assert_eq!((ours.status, ours.kind), (None, Some(ErrorKind::InvalidResponse)), "{ours:?}");
+}
