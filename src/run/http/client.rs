@@ -2,24 +2,21 @@
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
 use std::borrow::Cow;
-use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use cookie_store::CookieStore;
-use http::header::{CONTENT_TYPE, LOCATION, SET_COOKIE};
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
+use http::header::{LOCATION, SET_COOKIE};
 use rustls::ClientConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+use super::conn::{give_back, take_write_buf, Conn, HEAD_BUFFER};
 use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
-use super::drive::Driver;
+use super::encode::encode;
 use super::error::Failure;
 use super::hop::{Counters, How, Record, Recorded, Recorder};
 use super::stream::Stream;
@@ -28,11 +25,6 @@ use crate::compile::target::{Origin, Target};
 use crate::plan::model::TlsSettings;
 use crate::run::wire::WireRequest;
 use crate::sample::{DataType, ErrorKind};
-
-/// Bytes hyper reads from a socket at a time. Small: it is allocated again for every response (the
-/// response head keeps the previous one), and up to 1 KiB that comes from the allocator's per-thread cache;
-/// it is also most of what an idle connection holds. Larger bodies take more reads of it.
-const READ_BUFFER: usize = 1024;
 
 /// Redirects followed within one sample before it fails.
 const MAX_REDIRECTS: usize = 10;
@@ -79,43 +71,6 @@ pub struct Response {
     pub version: http::Version,
 }
 
-type Io = TokioIo<Stream>;
-
-/// A connection driven by the virtual user's own task while it waits for its request, rather than by
-/// a task of its own: no hand-off between two tasks on every request.
-struct Conn {
-    origin: Arc<Origin>,
-    sender: SendRequest<Full<Bytes>>,
-    /// hyper's connection state machine; `None` once the connection has ended.
-    driver: Option<http1::Connection<Io, Full<Bytes>>>,
-    stats: Arc<WireStats>,
-    /// Polls the connection in the user's task.
-    wakes: Driver,
-}
-
-impl Conn {
-    /// Whether the connection can take another request: hyper has not seen it end, and polling it once
-    /// now finds no end either (a server that closes after each response without saying so; the FIN that
-    /// came while the user was elsewhere is read here, without waiting).
-    /// `look` false skips the poll: a connection used a moment ago rarely has a close waiting, and the
-    /// poll costs about a twentieth of a request; a close that crosses the request is retried instead.
-    fn is_open(&mut self, look: bool) -> bool {
-        if self.sender.is_closed() {
-            return false;
-        }
-        if !look {
-            return self.driver.is_some();
-        }
-        let Some(driver) = self.driver.as_mut() else { return false };
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        if std::pin::Pin::new(driver).poll(&mut cx).is_ready() {
-            self.driver = None;
-            return false;
-        }
-        !self.sender.is_closed()
-    }
-}
-
 /// Where a client's TLS configuration comes from; resolved on its first https connection.
 enum TlsSource {
     /// Default settings (verification against Mozilla's roots).
@@ -158,6 +113,8 @@ pub struct Client {
     spare: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
+    /// Where response heads are read; small, grown only for a large head (see [`HEAD_BUFFER`]).
+    head: Vec<u8>,
     jar: Option<CookieStore>,
     body_limit: usize,
     tls: TlsSource,
@@ -173,6 +130,7 @@ impl Client {
             conn: None,
             parked: Vec::new(),
             live: None,
+            head: Vec::new(),
             record: None,
             spare: None,
             jar: cookies.then(CookieStore::default),
@@ -356,9 +314,22 @@ impl Client {
         let look = self.switch_to(origin) || self.look;
         self.look = true;
         let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open(look));
-        for attempt in 0..2 {
+        let mut wire = take_write_buf();
+        let inline = match encode(req, &mut wire) {
+            Ok(inline) => inline,
+            Err(f) => {
+                give_back(wire);
+                return Err(f);
+            }
+        };
+        let mut attempt = 0;
+        let out = loop {
+            attempt += 1;
             if !reused {
-                let tls = if origin.https { Some(self.tls_config()?) } else { None };
+                let tls = match origin.https.then(|| self.tls_config()).transpose() {
+                    Ok(tls) => tls,
+                    Err(f) => break Err(f),
+                };
                 self.conn = None;
                 let stats = WireStats::new();
                 self.live = Some(stats.clone());
@@ -370,21 +341,22 @@ impl Client {
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
                 settle(&stats, ex);
-                self.conn = Some(opened?);
-            }
-            let Conn { sender, driver, stats, wakes, .. } = self.conn.as_mut().expect("connection just ensured");
-            if wakes.drive(driver, pin!(sender.ready())).await.is_err() {
-                if attempt == 0 {
-                    reused = false;
-                    continue;
+                match opened {
+                    Ok(c) => self.conn = Some(c),
+                    Err(f) => break Err(f),
                 }
-                return Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             }
-            stats.reset();
-            // Queueing the request wakes the connection, which `drive` polls at once anyway.
-            let request = build(req)?;
-            let pending = wakes.quietly(|| sender.send_request(request));
-            let result = wakes.drive(driver, pin!(pending)).await;
+            let Some(conn) = self.conn.as_mut() else {
+                break Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
+            };
+            conn.stats.reset();
+            if self.head.len() < HEAD_BUFFER {
+                self.head.resize(HEAD_BUFFER, 0);
+            }
+            let result = conn.exchange(req, &wire, inline, keep, &mut self.head).await;
+            let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.stats.first_read());
+            let reusable = conn.reusable();
+            settle(&conn.stats, ex);
             match result {
                 // A kept-alive connection the server closed while it was idle, noticed only now (its FIN or
                 // RST crossed the request): nothing of a response came, so send once more on a new one. Only
@@ -392,41 +364,40 @@ impl Client {
                 // not resent (RFC 9110 9.2.2).
                 Err(_)
                     if reused
-                        && attempt == 0
-                        && stats.first_read().is_none()
-                        && (req.method.is_idempotent() || stats.written() == 0) =>
+                        && attempt == 1
+                        && response_began.is_none()
+                        && (req.method.is_idempotent() || nothing_sent) =>
                 {
-                    settle(stats, ex);
                     reused = false;
                     continue;
                 }
-                Err(e) => {
-                    settle(stats, ex);
-                    first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
-                    if let Some(r) = self.record.as_deref_mut() {
-                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
-                    }
-                    return Err(Failure::hyper(&e));
+                Err(f) => {
+                    self.note_first_byte(response_began, first_byte);
+                    break Err(f);
                 }
-                Ok(resp) => {
-                    first_byte.get_or_insert_with(|| stats.first_read().unwrap_or_else(Instant::now));
-                    if let Some(r) = self.record.as_deref_mut() {
-                        r.first_byte = Some(stats.first_read().unwrap_or_else(Instant::now));
+                Ok((resp, size)) => {
+                    if !reusable {
+                        self.conn = None;
                     }
-                    let (parts, body) = resp.into_parts();
-                    let body = wakes.drive(driver, pin!(read_body(body, keep))).await;
-                    let out = body.map(|(body, size)| {
-                        if let Some(r) = self.record.as_deref_mut() {
-                            r.body_size = size;
-                        }
-                        response(parts, body)
-                    });
-                    settle(stats, ex);
-                    return out;
+                    self.note_first_byte(response_began, first_byte);
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.body_size = size;
+                    }
+                    break Ok(resp);
                 }
             }
+        };
+        give_back(wire);
+        out
+    }
+
+    /// Notes when the response began (or the exchange ended, when nothing came).
+    fn note_first_byte(&mut self, began: Option<Instant>, first_byte: &mut Option<Instant>) {
+        let at = began.unwrap_or_else(Instant::now);
+        first_byte.get_or_insert(at);
+        if let Some(r) = self.record.as_deref_mut() {
+            r.first_byte = Some(at);
         }
-        unreachable!("the loop returns on its second attempt")
     }
 
     /// Makes the connection to `origin`, if the user holds one, the one in use; the one in use before is
@@ -493,40 +464,6 @@ fn settle(stats: &WireStats, ex: &mut Exchange) {
     ex.sent += written;
 }
 
-/// A body read to its end: the bytes kept, and the whole size (counted only when some are kept).
-type Body = (Option<Bytes>, u64);
-
-/// Reads a body to its end, keeping up to `keep` bytes of it (none when `keep` is 0).
-async fn read_body(mut body: hyper::body::Incoming, keep: usize) -> Result<Body, Failure> {
-    let mut kept = (keep > 0).then(BytesMut::new);
-    let mut size = 0u64;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| Failure::hyper(&e))?;
-        if let (Some(buf), Ok(data)) = (kept.as_mut(), frame.into_data()) {
-            size += data.len() as u64;
-            let room = keep.saturating_sub(buf.len());
-            buf.extend_from_slice(&data[..data.len().min(room)]);
-        }
-    }
-    Ok((kept.map(BytesMut::freeze), size))
-}
-
-fn response(parts: http::response::Parts, body: Option<Bytes>) -> Response {
-    let data_type = data_type(parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
-    Response {
-        status: parts.status.as_u16(),
-        // hyper keeps the server's phrase only when it is not the standard one.
-        reason: match parts.extensions.get::<hyper::ext::ReasonPhrase>() {
-            Some(sent) => Cow::Owned(String::from_utf8_lossy(sent.as_bytes()).into_owned()),
-            None => Cow::Borrowed(parts.status.canonical_reason().unwrap_or("")),
-        },
-        data_type,
-        body,
-        headers: parts.headers,
-        version: parts.version,
-    }
-}
-
 impl Client {
     fn store_cookies(&mut self, target: &Target, headers: &http::HeaderMap) {
         let Some(jar) = self.jar.as_mut() else { return };
@@ -563,7 +500,7 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-/// Opens a connection: TCP, then the TLS handshake when `tls` is given, then hyper's; `stats` count it all.
+/// Opens a connection: TCP, then the TLS handshake when `tls` is given; `stats` count it all.
 async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<WireStats>) -> Result<Conn, Failure> {
     let host = origin.host.as_str();
     let tls = match tls {
@@ -605,39 +542,11 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
             Stream::Tls(Box::new(Counting::first_read_only(tls, stats.clone())))
         }
     };
-    let io = TokioIo::new(stream);
-    let (sender, connection) = http1::Builder::new()
-        .title_case_headers(true)
-        // One buffer and write(2) per request rather than a queue of buffers and writev(2): a request
-        // head and a small body are copied once either way, and the queue costs more to manage.
-        .writev(false)
-        // hyper's adaptive read buffer starts at 8 KiB per connection; a fixed small one keeps
-        // 10,000 users cheap, and large bodies still stream through it.
-        .read_buf_exact_size(Some(READ_BUFFER))
-        .handshake(io)
-        .await
-        .map_err(|e| Failure::hyper(&e))?;
-    Ok(Conn { origin, sender, driver: Some(connection), stats, wakes: Driver::default() })
+    Ok(Conn::new(origin, stream, stats))
 }
 
-/// hyper's request for a rendered one (made directly: http's builder moves the request through a
-/// `Result` at every step).
-fn build(req: &WireRequest) -> Result<http::Request<Full<Bytes>>, Failure> {
-    let target = req.target.path_and_query();
-    let uri = http::Uri::try_from(target)
-        .map_err(|e| Failure::new(ErrorKind::BadRequest, format!("invalid request target `{target}`: {e}")))?;
-    let mut headers = http::HeaderMap::with_capacity(req.headers.len());
-    for (k, v) in &req.headers {
-        headers.append(k.clone(), v.clone());
-    }
-    let mut request = http::Request::new(Full::new(req.body.clone()));
-    *request.method_mut() = req.method.clone();
-    *request.uri_mut() = uri;
-    *request.headers_mut() = headers;
-    Ok(request)
-}
-
-fn data_type(content_type: Option<&str>) -> DataType {
+/// JMeter's dataType for a Content-Type.
+pub(super) fn data_type(content_type: Option<&str>) -> DataType {
     // No Content-Type: JMeter writes the column empty.
     let Some(c) = content_type.map(|c| c.trim_start().as_bytes()) else { return DataType::None };
     let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());

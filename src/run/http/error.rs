@@ -3,6 +3,7 @@
 use std::io;
 use std::time::Duration;
 
+use super::decode::DecodeError;
 use crate::sample::ErrorKind;
 
 /// A request that got no usable response.
@@ -51,58 +52,35 @@ impl Failure {
         Self::new(ErrorKind::Tls, format!("TLS handshake failed: {why}"))
     }
 
-    /// A failure reported by hyper while sending or receiving.
-    pub fn hyper(e: &hyper::Error) -> Self {
-        if let Some(io) = find_io(e) {
-            // A fatal alert after the handshake: with TLS 1.3 a server refuses a client certificate (or the
-            // lack of one) only once the client has finished its handshake and sent its request.
-            if let Some(tls) = rustls_error(io) {
-                return Self::new(ErrorKind::Tls, format!("TLS error: {tls}"));
-            }
-            return match io.kind() {
-                io::ErrorKind::ConnectionReset => Self::new(ErrorKind::ConnectionReset, "Connection reset by peer"),
-                io::ErrorKind::BrokenPipe => Self::new(ErrorKind::ConnectionReset, "Broken pipe"),
-                io::ErrorKind::UnexpectedEof => {
-                    Self::new(ErrorKind::ConnectionReset, "Connection closed before the response was complete")
-                }
-                _ => Self::new(ErrorKind::ConnectionReset, format!("I/O error: {io}")),
-            };
+    /// A failure of the socket while sending or receiving.
+    pub fn io(io: &io::Error) -> Self {
+        // A fatal alert after the handshake: with TLS 1.3 a server refuses a client certificate (or the
+        // lack of one) only once the client has finished its handshake and sent its request.
+        if let Some(tls) = rustls_error(io) {
+            return Self::new(ErrorKind::Tls, format!("TLS error: {tls}"));
         }
-        if e.is_parse() || e.is_parse_status() || e.is_parse_too_large() {
-            return Self::new(ErrorKind::InvalidResponse, format!("Invalid HTTP response: {}", describe(e)));
+        match io.kind() {
+            io::ErrorKind::ConnectionReset => Self::new(ErrorKind::ConnectionReset, "Connection reset by peer"),
+            io::ErrorKind::BrokenPipe => Self::new(ErrorKind::ConnectionReset, "Broken pipe"),
+            io::ErrorKind::UnexpectedEof => Self::closed(),
+            _ => Self::new(ErrorKind::ConnectionReset, format!("I/O error: {io}")),
         }
-        if e.is_incomplete_message() || e.is_canceled() || e.is_closed() {
-            return Self::new(ErrorKind::ConnectionReset, "Connection closed before the response was complete");
-        }
-        if e.is_body_write_aborted() {
-            return Self::new(ErrorKind::ConnectionReset, "Connection closed while sending the request");
-        }
-        Self::new(ErrorKind::InvalidResponse, describe(e))
     }
-}
 
-fn describe(e: &hyper::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(inner) = src {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        src = inner.source();
+    /// The connection ended before the response did.
+    pub fn closed() -> Self {
+        Self::new(ErrorKind::ConnectionReset, "Connection closed before the response was complete")
     }
-    s
+
+    /// A response that does not parse, or cannot be read as HTTP/1.1.
+    pub fn decode(e: &DecodeError) -> Self {
+        match e {
+            DecodeError::Incomplete => Self::closed(),
+            e => Self::new(ErrorKind::InvalidResponse, format!("Invalid HTTP response: {}", e.reason())),
+        }
+    }
 }
 
 fn rustls_error(e: &io::Error) -> Option<&rustls::Error> {
     e.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>())
-}
-
-fn find_io(e: &hyper::Error) -> Option<&io::Error> {
-    let mut src: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
-    while let Some(inner) = src {
-        if let Some(io) = inner.downcast_ref::<io::Error>() {
-            return Some(io);
-        }
-        src = inner.source();
-    }
-    None
 }

@@ -1,10 +1,14 @@
-//! The HTTP sampler: hyper's `client::conn`, a keep-alive connection per origin and virtual user, plain or TLS (rustls),
-//! measured on the socket.
+//! The sampler's HTTP/1.1 engine: a keep-alive connection per origin and virtual user, plain or TLS (rustls),
+//! driven in the user's own task and measured on the socket. The response parser is `httparse`; framing,
+//! limits and connection reuse are planrun's own ([`decode`]).
 
 mod client;
+mod conn;
 mod counting;
 mod deadline;
-mod drive;
+#[doc(hidden)]
+pub mod decode;
+mod encode;
 mod error;
 mod hop;
 mod stream;

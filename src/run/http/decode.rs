@@ -1,0 +1,603 @@
+//! The response side of HTTP/1.1 without I/O: a response head parsed with `httparse` and the framing of its
+//! body decided as RFC 9112 section 6.3 says, then a body decoder fed whatever bytes arrive, in any split.
+//!
+//! The rules follow hyper's client (the engine planrun used before), so a server that worked keeps working;
+//! where they differ, docs/faults.md says how and why.
+
+use std::borrow::Cow;
+use std::mem::MaybeUninit;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Version};
+
+/// Header lines a response head may have (hyper's default).
+pub const MAX_HEADERS: usize = 100;
+/// Bytes a response head may take, interim (1xx) heads before it excluded.
+pub const MAX_HEAD: usize = 64 * 1024;
+/// Bytes of chunk extensions a body may carry in all (hyper's limit).
+pub const MAX_CHUNK_EXTENSIONS: u64 = 16 * 1024;
+/// Bytes of trailer fields a chunked body may end with (hyper's limit).
+pub const MAX_TRAILERS: usize = 16 * 1024;
+
+/// Why a response cannot be read. The messages are hyper's where hyper had one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The status line does not start with `HTTP/1.0` or `HTTP/1.1`.
+    Version,
+    /// The status code is not three digits.
+    Status,
+    /// A header line that does not parse.
+    Header,
+    /// The head is longer than [`MAX_HEAD`] or has more than [`MAX_HEADERS`] lines.
+    TooLarge,
+    /// Content-Length is not digits only, or its values differ.
+    ContentLength,
+    /// Transfer-Encoding in an HTTP/1.0 response.
+    TransferEncoding,
+    /// 101 Switching Protocols: planrun speaks HTTP/1.1 only.
+    Upgrade,
+    /// A 2xx answer to CONNECT: a tunnel, which planrun does not open.
+    Tunnel,
+    /// The chunked framing is broken; the reason says where.
+    Chunk(&'static str),
+    /// The connection ended before the body did.
+    Incomplete,
+}
+
+impl DecodeError {
+    /// What went wrong, in words.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            DecodeError::Version => "invalid HTTP version parsed",
+            DecodeError::Status => "invalid HTTP status-code parsed",
+            DecodeError::Header => "invalid HTTP header parsed",
+            DecodeError::TooLarge => "message head is too large",
+            DecodeError::ContentLength => "invalid content-length parsed",
+            DecodeError::TransferEncoding => "unexpected transfer-encoding parsed",
+            DecodeError::Upgrade => "101 Switching Protocols: planrun does not switch protocols",
+            DecodeError::Tunnel => "2xx answer to CONNECT: planrun does not open tunnels",
+            DecodeError::Chunk(why) => why,
+            DecodeError::Incomplete => "end of file before message length reached",
+        }
+    }
+}
+
+impl From<httparse::Error> for DecodeError {
+    fn from(e: httparse::Error) -> Self {
+        match e {
+            httparse::Error::Version => DecodeError::Version,
+            httparse::Error::Status => DecodeError::Status,
+            httparse::Error::TooManyHeaders => DecodeError::TooLarge,
+            _ => DecodeError::Header,
+        }
+    }
+}
+
+/// How a response's body ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// No body (HEAD, 204, 304, `Content-Length: 0`).
+    Empty,
+    /// `Content-Length` bytes.
+    Length(u64),
+    /// Chunked.
+    Chunked,
+    /// Until the server closes the connection.
+    Close,
+}
+
+/// A final response head.
+#[derive(Debug)]
+pub struct Head {
+    /// The status code.
+    pub status: u16,
+    /// The reason phrase (the standard one borrowed).
+    pub reason: Cow<'static, str>,
+    /// HTTP/1.0 or HTTP/1.1.
+    pub version: Version,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// How the body ends.
+    pub framing: Framing,
+    /// Whether the connection may carry another request once the body is read.
+    pub keep_alive: bool,
+}
+
+/// What a complete head in the buffer is.
+#[derive(Debug)]
+pub enum Parsed {
+    /// An interim (1xx) response of this many bytes, to be skipped.
+    Interim(usize),
+    /// The final response's head, of this many bytes.
+    Final(usize, Head),
+}
+
+/// Parses the head at the start of `buf`: `Ok(None)` while it is incomplete. `method` is the request's.
+pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeError> {
+    // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than parsing).
+    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
+    let mut res = httparse::Response::new(&mut []);
+    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines)? {
+        httparse::Status::Partial => return Ok(None),
+        httparse::Status::Complete(len) => len,
+    };
+    let (Some(code), Some(minor)) = (res.code, res.version) else { return Err(DecodeError::Status) };
+    let status = StatusCode::from_u16(code).map_err(|_| DecodeError::Status)?;
+    if code == 101 {
+        return Err(DecodeError::Upgrade);
+    }
+    if (100..200).contains(&code) {
+        return Ok(Some(Parsed::Interim(len)));
+    }
+    if len > MAX_HEAD {
+        return Err(DecodeError::TooLarge);
+    }
+    let version = if minor == 1 { Version::HTTP_11 } else { Version::HTTP_10 };
+    let mut keep_alive = version == Version::HTTP_11;
+    let mut saw_close = false;
+    let mut lengths = Lengths::default();
+    let mut transfer_encoding: Option<&[u8]> = None;
+    let mut headers = HeaderMap::with_capacity(res.headers.len());
+    // One copy of the head that every header value shares, rather than an allocation per value.
+    let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
+    for h in res.headers.iter() {
+        let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| DecodeError::Header)?;
+        // httparse's value is a slice of `buf`: its offset there is its offset in `raw`.
+        let start = (h.value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
+        let shared = raw.get(start..start + h.value.len()).map(|_| raw.slice(start..start + h.value.len()));
+        let value = match shared {
+            Some(v) => HeaderValue::from_maybe_shared(v),
+            None => HeaderValue::from_bytes(h.value),
+        }
+        .map_err(|_| DecodeError::Header)?;
+        if name == http::header::CONNECTION {
+            if saw_close || has_token(h.value, "close") {
+                saw_close = true;
+                keep_alive = false;
+            } else if !keep_alive {
+                keep_alive = has_token(h.value, "keep-alive");
+            }
+        } else if name == http::header::CONTENT_LENGTH {
+            lengths.add(h.value);
+        } else if name == http::header::TRANSFER_ENCODING {
+            transfer_encoding = Some(h.value);
+        }
+        headers.append(name, value);
+    }
+    let framing = if code == 204 || code == 304 || *method == Method::HEAD {
+        Framing::Empty
+    } else if *method == Method::CONNECT && (200..300).contains(&code) {
+        return Err(DecodeError::Tunnel);
+    } else if let Some(te) = transfer_encoding {
+        if version == Version::HTTP_10 {
+            return Err(DecodeError::TransferEncoding);
+        }
+        // RFC 9112 6.3: Transfer-Encoding overrides Content-Length; such a message may be an attempt at
+        // smuggling, so the connection is not used again.
+        if lengths.seen {
+            keep_alive = false;
+        }
+        if last_token_is(te, "chunked") {
+            Framing::Chunked
+        } else {
+            Framing::Close
+        }
+    } else if lengths.seen {
+        match lengths.value {
+            Some(0) if !lengths.bad => Framing::Empty,
+            Some(n) if !lengths.bad && n < u64::MAX - 1 => Framing::Length(n),
+            _ => return Err(DecodeError::ContentLength),
+        }
+    } else {
+        Framing::Close
+    };
+    if framing == Framing::Close {
+        keep_alive = false;
+    }
+    let reason = match (res.reason, status.canonical_reason()) {
+        (Some(sent), Some(standard)) if sent == standard => Cow::Borrowed(standard),
+        (Some(sent), _) => Cow::Owned(sent.to_owned()),
+        (None, standard) => Cow::Borrowed(standard.unwrap_or("")),
+    };
+    Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, framing, keep_alive })))
+}
+
+/// Parses what `buf[..*filled]` holds: skips complete interim (1xx) responses (moving what follows them to
+/// the front, `*filled` shrinking), and returns the final head and where its body starts once it is complete;
+/// `Ok(None)` when more bytes are needed. The I/O loop around it reads into `buf[*filled..]`.
+pub fn next_head(buf: &mut [u8], filled: &mut usize, method: &Method) -> Result<Option<(Head, usize)>, DecodeError> {
+    loop {
+        if *filled == 0 {
+            return Ok(None);
+        }
+        match parse_head(buf.get(..*filled).unwrap_or_default(), method)? {
+            Some(Parsed::Final(at, head)) => return Ok(Some((head, at))),
+            Some(Parsed::Interim(len)) => {
+                buf.copy_within(len..*filled, 0);
+                *filled -= len;
+            }
+            None if *filled >= MAX_HEAD => return Err(DecodeError::TooLarge),
+            None => return Ok(None),
+        }
+    }
+}
+
+/// The Content-Length values of a head: all must be digits and equal.
+#[derive(Debug, Default)]
+struct Lengths {
+    seen: bool,
+    value: Option<u64>,
+    bad: bool,
+}
+
+impl Lengths {
+    fn add(&mut self, line: &[u8]) {
+        self.seen = true;
+        for part in line.split(|&b| b == b',') {
+            match digits(trim(part)) {
+                Some(n) if self.value.is_none_or(|v| v == n) => self.value = Some(n),
+                _ => self.bad = true,
+            }
+        }
+    }
+}
+
+/// A decimal number of digits only (no sign, no space), that fits in a u64.
+fn digits(bytes: &[u8]) -> Option<u64> {
+    if bytes.is_empty() {
+        return None;
+    }
+    bytes.iter().try_fold(0u64, |n, &b| match b {
+        b'0'..=b'9' => n.checked_mul(10)?.checked_add(u64::from(b - b'0')),
+        _ => None,
+    })
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+/// Whether a comma-separated header value has `token` (any case).
+fn has_token(value: &[u8], token: &str) -> bool {
+    value.split(|&b| b == b',').any(|t| trim(t).eq_ignore_ascii_case(token.as_bytes()))
+}
+
+/// Whether the last of a comma-separated header value's tokens is `token` (any case).
+fn last_token_is(value: &[u8], token: &str) -> bool {
+    value.rsplit(|&b| b == b',').next().is_some_and(|t| trim(t).eq_ignore_ascii_case(token.as_bytes()))
+}
+
+/// Where a chunked body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    /// The first hex digit of a size line.
+    Start,
+    /// More hex digits.
+    Size,
+    /// Spaces after the size.
+    SizeLws,
+    /// A chunk extension, up to CR.
+    Extension,
+    /// The LF of a size line.
+    SizeLf,
+    /// Chunk data.
+    Data,
+    /// The CR after chunk data.
+    DataCr,
+    /// The LF after chunk data.
+    DataLf,
+    /// After the last chunk: a trailer line or the final CRLF.
+    EndCr,
+    /// A trailer line.
+    Trailer,
+    /// The LF of a trailer line.
+    TrailerLf,
+    /// The final LF.
+    EndLf,
+    /// Done.
+    End,
+}
+
+/// A body being read: fed bytes, it says how many were the body's and hands over the body's own bytes.
+#[derive(Debug)]
+pub struct BodyDecoder {
+    framing: Framing,
+    /// Bytes left of a sized body or of the current chunk.
+    remaining: u64,
+    state: Chunk,
+    extensions: u64,
+    trailers: Option<Vec<u8>>,
+    trailer_lines: usize,
+    done: bool,
+}
+
+impl BodyDecoder {
+    /// A decoder for a body framed as `framing` says.
+    pub fn new(framing: Framing) -> Self {
+        let remaining = if let Framing::Length(n) = framing { n } else { 0 };
+        Self {
+            framing,
+            remaining,
+            state: Chunk::Start,
+            extensions: 0,
+            trailers: None,
+            trailer_lines: 0,
+            done: matches!(framing, Framing::Empty),
+        }
+    }
+
+    /// Whether the body has ended.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Reads the body's part of `input`, handing its content to `data`; returns how many bytes of `input`
+    /// were the body's (all of them until it ends; the rest is not part of this response).
+    pub fn feed(&mut self, input: &[u8], data: &mut impl FnMut(&[u8])) -> Result<usize, DecodeError> {
+        if self.done {
+            return Ok(0);
+        }
+        match self.framing {
+            Framing::Empty => Ok(0),
+            Framing::Close => {
+                data(input);
+                Ok(input.len())
+            }
+            Framing::Length(_) => {
+                let n = usize::try_from(self.remaining).unwrap_or(usize::MAX).min(input.len());
+                data(&input[..n]);
+                self.remaining -= n as u64;
+                self.done = self.remaining == 0;
+                Ok(n)
+            }
+            Framing::Chunked => self.chunked(input, data),
+        }
+    }
+
+    /// The connection ended: fine for a body that ends with it, an error for any other unfinished one.
+    pub fn eof(&mut self) -> Result<(), DecodeError> {
+        match self.framing {
+            Framing::Close => {
+                self.done = true;
+                Ok(())
+            }
+            _ if self.done => Ok(()),
+            _ => Err(DecodeError::Incomplete),
+        }
+    }
+
+    fn chunked(&mut self, input: &[u8], data: &mut impl FnMut(&[u8])) -> Result<usize, DecodeError> {
+        let mut i = 0;
+        while i < input.len() {
+            if self.state == Chunk::Data {
+                let n = usize::try_from(self.remaining).unwrap_or(usize::MAX).min(input.len() - i);
+                data(&input[i..i + n]);
+                self.remaining -= n as u64;
+                i += n;
+                if self.remaining == 0 {
+                    self.state = Chunk::DataCr;
+                }
+                continue;
+            }
+            let b = input[i];
+            i += 1;
+            self.state = self.step(b)?;
+            if self.state == Chunk::End {
+                self.done = true;
+                if let Some(t) = self.trailers.take() {
+                    check_trailers(&t, self.trailer_lines)?;
+                }
+                return Ok(i);
+            }
+        }
+        Ok(i)
+    }
+
+    fn step(&mut self, b: u8) -> Result<Chunk, DecodeError> {
+        use Chunk::*;
+        Ok(match (self.state, b) {
+            (Start | Size, _) if hex(b).is_some() => {
+                let digit = u64::from(hex(b).unwrap_or(0));
+                self.remaining = self
+                    .remaining
+                    .checked_mul(16)
+                    .and_then(|n| n.checked_add(digit))
+                    .ok_or(DecodeError::Chunk("invalid chunk size: overflow"))?;
+                Size
+            }
+            (Start, _) => return Err(DecodeError::Chunk("invalid chunk size line: missing size digit")),
+            (Size | SizeLws, b'\t' | b' ') => SizeLws,
+            (Size | SizeLws, b';') => Extension,
+            (Size | SizeLws | Extension, b'\r') => SizeLf,
+            (Size, _) => return Err(DecodeError::Chunk("invalid chunk size line: invalid size")),
+            (SizeLws, _) => return Err(DecodeError::Chunk("invalid chunk size line: invalid linear white space")),
+            (Extension, b'\n') => return Err(DecodeError::Chunk("invalid chunk extension contains newline")),
+            (Extension, _) => {
+                self.extensions += 1;
+                if self.extensions >= MAX_CHUNK_EXTENSIONS {
+                    return Err(DecodeError::Chunk("chunk extensions over limit"));
+                }
+                Extension
+            }
+            (SizeLf, b'\n') if self.remaining == 0 => EndCr,
+            (SizeLf, b'\n') => Data,
+            (SizeLf, _) => return Err(DecodeError::Chunk("invalid chunk size LF")),
+            (DataCr, b'\r') => DataLf,
+            (DataCr, _) => return Err(DecodeError::Chunk("invalid chunk body CR")),
+            (DataLf, b'\n') => Start,
+            (DataLf, _) => return Err(DecodeError::Chunk("invalid chunk body LF")),
+            (EndCr, b'\r') => {
+                self.trailer_byte(b)?;
+                EndLf
+            }
+            (EndCr, _) => {
+                self.trailers.get_or_insert_with(Vec::new);
+                self.trailer_byte(b)?;
+                Trailer
+            }
+            (Trailer, _) => {
+                self.trailer_byte(b)?;
+                if b == b'\r' {
+                    TrailerLf
+                } else {
+                    Trailer
+                }
+            }
+            (TrailerLf, b'\n') => {
+                if self.trailer_lines >= MAX_HEADERS {
+                    return Err(DecodeError::Chunk("chunk trailers count overflow"));
+                }
+                self.trailer_lines += 1;
+                self.trailer_byte(b)?;
+                EndCr
+            }
+            (TrailerLf, _) => return Err(DecodeError::Chunk("invalid trailer end LF")),
+            (EndLf, b'\n') => {
+                self.trailer_byte(b)?;
+                End
+            }
+            (EndLf, _) => return Err(DecodeError::Chunk("invalid chunk end LF")),
+            (Data | End, _) => self.state,
+        })
+    }
+
+    /// Keeps a byte of the trailer section (only when there are trailers), within its limit.
+    fn trailer_byte(&mut self, b: u8) -> Result<(), DecodeError> {
+        if let Some(t) = self.trailers.as_mut() {
+            t.push(b);
+            if t.len() >= MAX_TRAILERS {
+                return Err(DecodeError::Chunk("chunk trailers bytes over limit"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Trailer fields must parse as header lines (they are read, then dropped: no check reads them).
+fn check_trailers(section: &[u8], lines: usize) -> Result<(), DecodeError> {
+    let mut fields = vec![httparse::EMPTY_HEADER; lines.max(1)];
+    match httparse::parse_headers(section, &mut fields) {
+        Ok(httparse::Status::Complete((_, fields))) => {
+            for f in fields {
+                HeaderName::from_bytes(f.name.as_bytes()).map_err(|_| DecodeError::Chunk("invalid trailer name"))?;
+                HeaderValue::from_bytes(f.value).map_err(|_| DecodeError::Chunk("invalid trailer value"))?;
+            }
+            Ok(())
+        }
+        Ok(httparse::Status::Partial) => Err(DecodeError::Chunk("partial trailer")),
+        Err(_) => Err(DecodeError::Chunk("invalid trailer line")),
+    }
+}
+
+/// What reading one response from a byte stream came to (see [`read_response`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The final status, when a head was read.
+    pub status: Option<u16>,
+    /// How the body was framed, when a head was read.
+    pub framing: Option<Framing>,
+    /// Body bytes handed over.
+    pub body: u64,
+    /// Bytes of the stream the response took (head, interim heads and body framing included); 0 when it
+    /// failed.
+    pub consumed: u64,
+    /// Why the response could not be read.
+    pub failure: Option<super::Failure>,
+    /// Whether the connection could carry another request.
+    pub reusable: bool,
+}
+
+/// Reads one response to `method` from a stream that yields `chunks` one read at a time and then ends, as
+/// the engine does on a socket (the same head loop, buffer sizes and body decoder, without I/O): for the
+/// conformance, differential and property tests.
+#[doc(hidden)]
+pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
+    let mut out = Outcome { status: None, framing: None, body: 0, consumed: 0, failure: None, reusable: false };
+    let mut reads = chunks.iter().copied().filter(|c| !c.is_empty());
+    let mut pending: &[u8] = &[];
+    // One read of at most `room` bytes: what is left of a chunk first.
+    let mut read = |room: usize| -> &[u8] {
+        if pending.is_empty() {
+            pending = reads.next().unwrap_or_default();
+        }
+        let n = room.min(pending.len());
+        let (now, later) = pending.split_at(n);
+        pending = later;
+        now
+    };
+    let mut buf = vec![0u8; super::conn::HEAD_BUFFER];
+    let mut filled = 0;
+    let mut taken = 0u64;
+    let (head, at) = loop {
+        let before = filled;
+        let step = next_head(&mut buf, &mut filled, method);
+        taken += (before - filled) as u64;
+        match step {
+            Ok(Some(found)) => break found,
+            Ok(None) => {}
+            Err(e) => {
+                out.failure = Some(super::Failure::decode(&e));
+                return out;
+            }
+        }
+        if filled == buf.len() {
+            buf.resize((buf.len() * 2).clamp(super::conn::HEAD_BUFFER, MAX_HEAD), 0);
+        }
+        let got = read(buf.len() - filled);
+        if got.is_empty() {
+            out.failure = Some(super::Failure::closed());
+            return out;
+        }
+        buf[filled..filled + got.len()].copy_from_slice(got);
+        filled += got.len();
+    };
+    out.status = Some(head.status);
+    out.framing = Some(head.framing);
+    let mut body = BodyDecoder::new(head.framing);
+    let mut size = 0u64;
+    let mut sink = |data: &[u8]| size += data.len() as u64;
+    let mut extra = false;
+    taken += at as u64;
+    let mut fed = |input: &[u8], body: &mut BodyDecoder| -> Result<bool, DecodeError> {
+        let used = body.feed(input, &mut sink)?;
+        taken += used as u64;
+        Ok(used < input.len())
+    };
+    let result = (|| {
+        extra |= fed(&buf[at..filled], &mut body)?;
+        while !body.is_done() {
+            match read(32 * 1024) {
+                [] => body.eof()?,
+                got => extra |= fed(got, &mut body)?,
+            }
+        }
+        Ok::<(), DecodeError>(())
+    })();
+    out.body = size;
+    // Bytes that come after the response are found by the look before the connection's next use.
+    let more = !read(1).is_empty();
+    match result {
+        Ok(()) => {
+            out.consumed = taken;
+            out.reusable = head.keep_alive && !extra && !more;
+        }
+        Err(e) => out.failure = Some(super::Failure::decode(&e)),
+    }
+    out
+}
