@@ -209,7 +209,7 @@ pub fn bound_names(node: &Node, out: &mut Names) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PlanOptions, PlanFile};
+    use super::super::{PlanFile, PlanOptions};
     use crate::plan::model::{Plan, Step};
     use crate::source::Source;
 
