@@ -3,7 +3,7 @@
 //! read up to [`MAX_ROW`] bytes and no further.
 //!
 //! [`scan`] reads the file once, streaming, when the plan is loaded. What it finds serves both: validation
-//! turns the header, the field counts and the encoding into diagnostics (`plan::data`), and the run starts
+//! turns the header, the field counts and the encoding into diagnostics (`plan::data_sets`), and the run starts
 //! reading at [`Scan::first_row`] and draws random rows from [`Scan::starts`] (`run::data_sources`), without
 //! reading the file again before it starts. Memory does not depend on the file's size, except for the
 //! offsets of a random set's rows (8 bytes a row), which its run needs anyway.

@@ -1,7 +1,7 @@
 //! Plan files: read, parse with positions, validate into the model that runs.
 
 mod bounds;
-mod data;
+mod data_sets;
 mod decode;
 mod duplicates;
 mod load;

@@ -237,7 +237,7 @@ fn data_sets() -> Value {
     })
 }
 
-/// The data set's settings that contradict each other, as `data::combination` refuses them.
+/// The data set's settings that contradict each other, as `data_sets::combination` refuses them.
 fn data_set_rules(set: &mut Value) {
     let word = |key: &str, w: &'static str| -> &'static str {
         assert!(vocab::DATA_SET.words(key).contains(&w), "`{w}` is not a word of `{key}`");

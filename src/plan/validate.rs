@@ -84,7 +84,7 @@ pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan
     let mut secret_variables = Vec::new();
     let variables = variables(&mut cx, f.get("variables"), &mut names, &mut secret_variables);
     let data = match f.get("data") {
-        Some(d) => super::data::data_sets(&mut cx, d),
+        Some(d) => super::data_sets::validate(&mut cx, d),
         None => Some(Vec::new()),
     };
     for set in data.iter().flatten() {

@@ -29,7 +29,7 @@ const ON_EOF: [OnEof; 3] = [OnEof::Recycle, OnEof::StopThread, OnEof::StopRun];
 /// A set with problems (each one recorded) is still returned under its name, with defaults for the rest,
 /// so that the templates reading it are not reported as using an unknown name too; the plan is refused
 /// anyway, since a problem was recorded. `None` only when `data:` is not a mapping.
-pub fn data_sets(cx: &mut Ctx, node: &Node) -> Option<Vec<DataSet>> {
+pub fn validate(cx: &mut Ctx, node: &Node) -> Option<Vec<DataSet>> {
     let Some(entries) = node.as_map() else {
         cx.type_error(node, "data: a mapping of data set names to { file, ... }");
         return None;
