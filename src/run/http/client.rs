@@ -13,7 +13,7 @@ use rustls::ClientConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::conn::{give_back, take_write_buf, Conn, HEAD_BUFFER};
+use super::conn::{give_back, take_write_buf, Conn};
 use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::encode::encode;
@@ -113,7 +113,7 @@ pub struct Client {
     spare: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
-    /// Where response heads are read; small, grown only for a large head (see [`HEAD_BUFFER`]).
+    /// Where response heads are read; small, grown only for a large head (see [`super::conn::HEAD_BUFFER`]).
     head: Vec<u8>,
     jar: Option<CookieStore>,
     body_limit: usize,
@@ -350,9 +350,6 @@ impl Client {
                 break Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             };
             conn.stats.reset();
-            if self.head.len() < HEAD_BUFFER {
-                self.head.resize(HEAD_BUFFER, 0);
-            }
             let result = conn.exchange(req, &wire, inline, keep, &mut self.head).await;
             let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.stats.first_read());
             let reusable = conn.reusable();
