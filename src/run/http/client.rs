@@ -66,7 +66,7 @@ pub struct Response {
     /// The body, when it was asked for (capped at `body_limit`); its whole size is in [`Recorded`].
     pub body: Option<Bytes>,
     /// Response headers.
-    pub headers: http::HeaderMap,
+    pub headers: super::Headers,
     /// The HTTP version of the status line.
     pub version: http::Version,
 }
@@ -270,7 +270,7 @@ impl Client {
             self.store_cookies(&req.target, &resp.headers);
             // Where a followed redirect points; looked up only then (a header lookup hashes the name).
             let location = (follow_redirects && is_redirect(resp.status))
-                .then(|| resp.headers.get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned))
+                .then(|| resp.headers.map().get(LOCATION).and_then(|l| l.to_str().ok()).map(str::to_owned))
                 .flatten();
             match location {
                 Some(loc) if hop < MAX_REDIRECTS => match self.redirected(req, resp.status, &loc) {
@@ -462,13 +462,13 @@ fn settle(stats: &WireStats, ex: &mut Exchange) {
 }
 
 impl Client {
-    fn store_cookies(&mut self, target: &Target, headers: &http::HeaderMap) {
+    fn store_cookies(&mut self, target: &Target, headers: &super::Headers) {
         let Some(jar) = self.jar.as_mut() else { return };
-        if !headers.contains_key(SET_COOKIE) {
+        if !headers.sets_cookies() {
             return;
         }
         let Some(url) = target.parsed() else { return };
-        for v in headers.get_all(SET_COOKIE) {
+        for v in headers.map().get_all(SET_COOKIE) {
             if let Ok(s) = v.to_str() {
                 let _ = jar.parse(s, &url);
             }

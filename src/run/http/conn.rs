@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use bytes::BytesMut;
-use http::header::{CONNECTION, CONTENT_TYPE};
+use http::header::CONNECTION;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 
 use super::client::{data_type, Response};
@@ -124,7 +124,7 @@ impl Conn {
         // Bytes after the response were not asked for: the connection's framing cannot be trusted further.
         self.reusable = head.keep_alive && !extra && !close_asked;
         let Head { status, reason, version, headers, .. } = head;
-        let data_type = data_type(headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()));
+        let data_type = data_type(headers.content_type());
         let body = kept.map(BytesMut::freeze);
         Ok((Response { status, reason, data_type, body, headers, version }, size))
     }

@@ -8,7 +8,9 @@ use std::borrow::Cow;
 use std::mem::MaybeUninit;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Version};
+use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
+
+use super::headers::Headers;
 
 /// Header lines a response head may have (hyper's default).
 pub const MAX_HEADERS: usize = 100;
@@ -96,7 +98,7 @@ pub struct Head {
     /// HTTP/1.0 or HTTP/1.1.
     pub version: Version,
     /// The headers.
-    pub headers: HeaderMap,
+    pub headers: Headers,
     /// How the body ends.
     pub framing: Framing,
     /// Whether the connection may carry another request once the body is read.
@@ -137,32 +139,31 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
     let mut saw_close = false;
     let mut lengths = Lengths::default();
     let mut transfer_encoding: Option<&[u8]> = None;
-    let mut headers = HeaderMap::with_capacity(res.headers.len());
-    // One copy of the head that every header value shares, rather than an allocation per value.
-    let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
+    let mut content_type = None;
+    let mut set_cookie = false;
     for h in res.headers.iter() {
-        let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| DecodeError::Header)?;
-        // httparse's value is a slice of `buf`: its offset there is its offset in `raw`.
-        let start = (h.value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
-        let shared = raw.get(start..start + h.value.len()).map(|_| raw.slice(start..start + h.value.len()));
-        let value = match shared {
-            Some(v) => HeaderValue::from_maybe_shared(v),
-            None => HeaderValue::from_bytes(h.value),
-        }
-        .map_err(|_| DecodeError::Header)?;
-        if name == http::header::CONNECTION {
-            if saw_close || has_token(h.value, "close") {
-                saw_close = true;
-                keep_alive = false;
-            } else if !keep_alive {
-                keep_alive = has_token(h.value, "keep-alive");
+        let (name, value) = (h.name.as_bytes(), h.value);
+        // httparse checked every name and value against RFC 9110's grammar, as `http`'s types would; only the
+        // lines that decide the framing, the dataType and the cookie jar's work are looked at here.
+        match name.len() {
+            10 if name.eq_ignore_ascii_case(b"connection") => {
+                if saw_close || has_token(value, "close") {
+                    saw_close = true;
+                    keep_alive = false;
+                } else if !keep_alive {
+                    keep_alive = has_token(value, "keep-alive");
+                }
             }
-        } else if name == http::header::CONTENT_LENGTH {
-            lengths.add(h.value);
-        } else if name == http::header::TRANSFER_ENCODING {
-            transfer_encoding = Some(h.value);
+            10 if name.eq_ignore_ascii_case(b"set-cookie") => set_cookie = true,
+            12 if content_type.is_none() && name.eq_ignore_ascii_case(b"content-type") => {
+                // httparse's value is a slice of `buf`, whose first `len` bytes become the head's copy.
+                let start = (value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
+                content_type = u32::try_from(start).ok().zip(u32::try_from(value.len()).ok());
+            }
+            14 if name.eq_ignore_ascii_case(b"content-length") => lengths.add(value),
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => transfer_encoding = Some(value),
+            _ => {}
         }
-        headers.append(name, value);
     }
     let framing = if code == 204 || code == 304 || *method == Method::HEAD {
         Framing::Empty
@@ -199,6 +200,8 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
         (Some(sent), _) => Cow::Owned(sent.to_owned()),
         (None, standard) => Cow::Borrowed(standard.unwrap_or("")),
     };
+    let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
+    let headers = Headers::new(raw, content_type, set_cookie);
     Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, framing, keep_alive })))
 }
 

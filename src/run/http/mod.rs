@@ -10,11 +10,13 @@ mod deadline;
 pub mod decode;
 mod encode;
 mod error;
+mod headers;
 mod hop;
 mod stream;
 mod tls;
 
 pub use client::{Client, Exchange, Response};
 pub use error::Failure;
+pub use headers::Headers;
 pub use hop::{Hop, How, Record, Recorded};
 pub use tls::{shared_tls_config, tls_config, TlsError};
