@@ -543,9 +543,9 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
 }
 
 /// JMeter's dataType for a Content-Type.
-pub(super) fn data_type(content_type: Option<&str>) -> DataType {
+pub(super) fn data_type(content_type: Option<&[u8]>) -> DataType {
     // No Content-Type: JMeter writes the column empty.
-    let Some(c) = content_type.map(|c| c.trim_start().as_bytes()) else { return DataType::None };
+    let Some(c) = content_type.map(<[u8]>::trim_ascii_start) else { return DataType::None };
     let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());
     match () {
         _ if starts("image/svg") => DataType::Text,

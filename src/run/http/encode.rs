@@ -29,7 +29,7 @@ pub fn encode(req: &WireRequest, out: &mut Vec<u8>) -> Result<bool, Failure> {
     let mut has_length = false;
     for (name, value) in &req.headers {
         let value = value.as_bytes();
-        if value.iter().any(|&b| matches!(b, b'\r' | b'\n' | 0)) {
+        if memchr::memchr3(b'\r', b'\n', 0, value).is_some() {
             return Err(Failure::new(
                 ErrorKind::BadRequest,
                 format!("header {name}: a line break or NUL in its value"),
@@ -59,17 +59,42 @@ const MAX_TARGET: usize = u16::MAX as usize - 1;
 
 /// The origin-form target: the path and query, without a fragment (never sent); only visible ASCII.
 fn request_target(path_and_query: &str) -> Result<&str, Failure> {
-    let target = path_and_query.split('#').next().unwrap_or("/");
+    let target = match memchr::memchr(b'#', path_and_query.as_bytes()) {
+        Some(at) => path_and_query.get(..at).unwrap_or("/"),
+        None => path_and_query,
+    };
     let target = if target.is_empty() { "/" } else { target };
     let invalid = |why: &str| Failure::new(ErrorKind::BadRequest, format!("invalid request target `{target}`: {why}"));
     // The limit and the wording of the `http` crate's URI parser, which planrun used before.
     if target.len() > MAX_TARGET {
         return Err(invalid("uri too long"));
     }
-    if !target.bytes().all(|b| b.is_ascii_graphic()) {
+    if !all_graphic(target.as_bytes()) {
         return Err(invalid("invalid uri character"));
     }
     Ok(target)
+}
+
+/// Whether every byte is visible ASCII (`!` to `~`), eight at a time: a request target is checked on every
+/// request, and byte by byte that was a fifth of encoding the head.
+fn all_graphic(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = bytes.chunks_exact(8);
+    for word in words.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_ne_bytes(w);
+        // Some byte is below 0x21 exactly when `below` has a high bit set, and above 0x7e exactly when
+        // `above` has (adding 1 takes 0x7f to 0x80; bytes with the high bit already set are caught by `| w`).
+        // A borrow or carry across lanes can only come from a byte that is already caught.
+        let below = w.wrapping_sub(ONES * 0x21) & !w;
+        let above = w.wrapping_add(ONES) | w;
+        if (below | above) & HIGH != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(u8::is_ascii_graphic)
 }
 
 /// `content-type` -> `Content-Type`.
@@ -82,5 +107,33 @@ fn title_case(name: &str, out: &mut Vec<u8>) {
             b.make_ascii_uppercase();
         }
         upper = *b == b'-';
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_graphic;
+
+    #[test]
+    fn the_word_at_a_time_check_agrees_with_the_byte_at_a_time_one() {
+        let naive = |b: &[u8]| b.iter().all(u8::is_ascii_graphic);
+        // Every byte value at every place of inputs of 1 to 24 bytes, among otherwise valid bytes.
+        for len in 1..=24 {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut input = vec![b'a'; len];
+                    input[at] = byte;
+                    assert_eq!(all_graphic(&input), naive(&input), "{input:?}");
+                }
+            }
+        }
+        // Pairs of neighbours across a word's lanes, where a borrow or a carry could leak.
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let input = [b'!', b'~', b'x', a, b, b'~', b'!', b'0', b'z'];
+                assert_eq!(all_graphic(&input), naive(&input), "{input:?}");
+            }
+        }
+        assert!(all_graphic(b""));
     }
 }

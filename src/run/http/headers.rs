@@ -29,14 +29,11 @@ impl Headers {
         Self { raw, content_type, set_cookie, map: OnceCell::new() }
     }
 
-    /// The first Content-Type value, when it is visible ASCII (as `HeaderValue::to_str` has it).
-    pub fn content_type(&self) -> Option<&str> {
+    /// The first Content-Type value, when it is visible ASCII (what `HeaderValue::to_str` accepts).
+    pub fn content_type(&self) -> Option<&[u8]> {
         let (start, len) = self.content_type?;
         let bytes = self.raw.get(start as usize..(start as usize).checked_add(len as usize)?)?;
-        if !bytes.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)) {
-            return None;
-        }
-        std::str::from_utf8(bytes).ok()
+        bytes.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)).then_some(bytes)
     }
 
     /// Whether the response sets cookies.
@@ -105,7 +102,7 @@ mod tests {
             b"HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\ncontent-TYPE: text/html; charset=utf-8\r\nX-A: 1\r\n\
               set-cookie: b=2\r\nContent-Type: image/png\r\nContent-Length: 0\r\n\r\n",
         );
-        assert_eq!(h.content_type(), Some("text/html; charset=utf-8"), "the first Content-Type, as hyper's get");
+        assert_eq!(h.content_type(), Some(&b"text/html; charset=utf-8"[..]), "the first Content-Type, as hyper's get");
         assert!(h.sets_cookies());
         let cookies: Vec<_> = h.map().get_all("set-cookie").iter().map(|v| v.as_bytes().to_vec()).collect();
         assert_eq!(cookies, [b"a=1".to_vec(), b"b=2".to_vec()]);
