@@ -113,8 +113,6 @@ pub struct Client {
     spare: Option<Box<Recorder>>,
     /// The counters of the connection in use or being opened, so a timeout can still count its bytes.
     live: Option<Arc<WireStats>>,
-    /// Where response heads are read; small, grown only for a large head (see [`super::conn::HEAD_BUFFER`]).
-    head: Vec<u8>,
     jar: Option<CookieStore>,
     body_limit: usize,
     tls: TlsSource,
@@ -130,7 +128,6 @@ impl Client {
             conn: None,
             parked: Vec::new(),
             live: None,
-            head: Vec::new(),
             record: None,
             spare: None,
             jar: cookies.then(CookieStore::default),
@@ -350,7 +347,7 @@ impl Client {
                 break Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             };
             conn.stats.reset();
-            let result = conn.exchange(req, &wire, inline, keep, &mut self.head).await;
+            let result = conn.exchange(req, &wire, inline, keep).await;
             let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.stats.first_read());
             let reusable = conn.reusable();
             settle(&conn.stats, ex);

@@ -1,6 +1,6 @@
 //! One connection and one exchange on it, in the virtual user's own task: the request written, the response
-//! head read into the user's small head buffer and parsed ([`super::decode`]), the body read through a
-//! per-thread scratch buffer, keeping only what the sample needs.
+//! read through a per-thread scratch buffer, its head parsed there ([`super::decode`]) and its body decoded,
+//! keeping only what the sample needs. A user holds no buffer of its own between requests.
 
 use std::cell::RefCell;
 use std::io;
@@ -10,25 +10,21 @@ use std::task::{Context, Poll, Waker};
 
 use bytes::BytesMut;
 use http::header::CONNECTION;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 
 use super::client::{data_type, Response};
 use super::counting::WireStats;
-use super::decode::{next_head, BodyDecoder, DecodeError, Head, MAX_HEAD};
+use super::decode::{BodyDecoder, DecodeError, Head, HeadReader};
 use super::error::Failure;
 use super::stream::Stream;
 use crate::compile::target::Origin;
 use crate::run::wire::WireRequest;
 
-/// The head buffer a user starts with; it grows only for a head that does not fit, up to [`MAX_HEAD`], and
-/// goes back to this size after that response.
-pub const HEAD_BUFFER: usize = 2 * 1024;
-
-/// Bytes of body read from the socket at a time, into a buffer shared by the users of a thread.
-const SCRATCH: usize = 32 * 1024;
+/// Bytes read from the socket at a time, into a buffer shared by the users of a thread.
+pub(super) const SCRATCH: usize = 32 * 1024;
 
 thread_local! {
-    /// Where body bytes are read: only the ones a sample keeps are copied out.
+    /// Where responses are read: only the head and the body bytes a sample keeps are copied out.
     static SCRATCH_BUF: RefCell<Box<[u8]>> = RefCell::new(vec![0; SCRATCH].into_boxed_slice());
     /// Where request heads are written before they go out (taken while in use; a request cut off by its
     /// timeout takes its buffer with it, and the next one makes another).
@@ -78,14 +74,13 @@ impl Conn {
     }
 
     /// Sends `head` (the encoded request head, with the body when `inline`) and reads the response, keeping
-    /// up to `keep` bytes of its body. `buf` is the user's head buffer.
+    /// up to `keep` bytes of its body.
     pub async fn exchange(
         &mut self,
         req: &WireRequest,
         head: &[u8],
         inline: bool,
         keep: usize,
-        buf: &mut Vec<u8>,
     ) -> Result<Received, Failure> {
         self.reusable = false;
         self.io.write_all(head).await.map_err(|e| Failure::io(&e))?;
@@ -93,9 +88,7 @@ impl Conn {
             self.io.write_all(&req.body).await.map_err(|e| Failure::io(&e))?;
         }
         self.io.flush().await.map_err(|e| Failure::io(&e))?;
-        let (head, at, filled) = self.read_head(req, buf).await?;
         let close_asked = req.headers.iter().any(|(n, v)| n == CONNECTION && has_close(v.as_bytes()));
-        let mut body = BodyDecoder::new(head.framing);
         let mut kept = (keep > 0).then(BytesMut::new);
         let mut size = 0u64;
         let mut sink = |data: &[u8]| {
@@ -105,14 +98,26 @@ impl Conn {
                 k.extend_from_slice(&data[..data.len().min(room)]);
             }
         };
-        let mut extra = false;
-        let early = buf.get(at..filled).unwrap_or_default();
-        let used = body.feed(early, &mut sink).map_err(|e| Failure::decode(&e))?;
-        extra |= used < early.len();
-        if buf.len() > HEAD_BUFFER {
-            buf.truncate(HEAD_BUFFER);
-            buf.shrink_to_fit();
-        }
+        // The head, and the body's first bytes when they came with it, fed to the body's decoder in the same
+        // read: they are still in the scratch buffer then.
+        let mut reader = HeadReader::default();
+        let (head, mut body, mut extra) = loop {
+            let step = read_scratch(&mut self.io, |got| {
+                let Some((head, early)) = reader.take(got, &req.method)? else { return Ok(None) };
+                let mut body = BodyDecoder::new(head.framing);
+                let used = body.feed(early, &mut sink)?;
+                Ok::<_, DecodeError>(Some((head, body, used < early.len())))
+            })
+            .await;
+            match step {
+                Ok(Some(Ok(Some(found)))) => break found,
+                Ok(Some(Ok(None))) => {}
+                Ok(Some(Err(e))) => return Err(Failure::decode(&e)),
+                Ok(None) => return Err(Failure::closed()),
+                Err(e) => return Err(Failure::io(&e)),
+            }
+        };
+        drop(reader);
         while !body.is_done() {
             let step = read_scratch(&mut self.io, |got| body.feed(got, &mut sink).map(|used| used < got.len())).await;
             match step {
@@ -128,29 +133,6 @@ impl Conn {
         let body = kept.map(BytesMut::freeze);
         Ok((Response { status, reason, data_type, body, headers, version }, size))
     }
-
-    /// Reads until a final response head is complete; returns it, where its body starts in `buf`, and how
-    /// much of `buf` was filled.
-    async fn read_head(&mut self, req: &WireRequest, buf: &mut Vec<u8>) -> Result<(Head, usize, usize), Failure> {
-        if buf.len() < HEAD_BUFFER {
-            buf.resize(HEAD_BUFFER, 0);
-        }
-        let mut filled = 0;
-        loop {
-            if let Some((head, at)) = next_head(buf, &mut filled, &req.method).map_err(|e| Failure::decode(&e))? {
-                return Ok((head, at, filled));
-            }
-            if filled == buf.len() {
-                buf.resize((buf.len() * 2).clamp(HEAD_BUFFER, MAX_HEAD), 0);
-            }
-            let Some(room) = buf.get_mut(filled..) else { return Err(Failure::decode(&DecodeError::TooLarge)) };
-            match self.io.read(room).await {
-                Ok(0) => return Err(Failure::closed()),
-                Ok(n) => filled += n,
-                Err(e) => return Err(Failure::io(&e)),
-            }
-        }
-    }
 }
 
 /// Whether a Connection header value has the `close` token.
@@ -159,7 +141,7 @@ fn has_close(value: &[u8]) -> bool {
 }
 
 /// Reads once into the thread's scratch buffer and hands what came to `f`: `None` at the end of the stream.
-async fn read_scratch<R>(io: &mut Stream, mut f: impl FnMut(&[u8]) -> R) -> io::Result<Option<R>> {
+async fn read_scratch<R>(io: &mut Stream, mut f: impl FnMut(&mut [u8]) -> R) -> io::Result<Option<R>> {
     std::future::poll_fn(|cx| {
         SCRATCH_BUF.with(|cell| {
             let mut own;
@@ -176,7 +158,7 @@ async fn read_scratch<R>(io: &mut Stream, mut f: impl FnMut(&[u8]) -> R) -> io::
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
                 Poll::Ready(Ok(())) if rb.filled().is_empty() => Poll::Ready(Ok(None)),
-                Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(f(rb.filled())))),
+                Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(f(rb.filled_mut())))),
             }
         })
     })

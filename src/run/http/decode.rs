@@ -225,6 +225,40 @@ pub fn next_head(buf: &mut [u8], filled: &mut usize, method: &Method) -> Result<
     }
 }
 
+/// Gathers a response head from the reads of a socket. A read that holds the whole head (the usual case) is
+/// parsed where it lies, in the thread's scratch buffer; only a head split across reads is kept, in a buffer
+/// made for that response, so a user holds no head buffer between requests.
+#[derive(Debug, Default)]
+pub struct HeadReader {
+    partial: Vec<u8>,
+}
+
+impl HeadReader {
+    /// Takes the bytes of one read (rearranged in place when interim heads are skipped). Once the final head
+    /// is complete, returns it and the bytes that follow it: the start of the body.
+    pub fn take<'a>(&'a mut self, got: &'a mut [u8], method: &Method) -> Result<Option<(Head, &'a [u8])>, DecodeError> {
+        if self.partial.is_empty() {
+            let mut filled = got.len();
+            return match next_head(got, &mut filled, method)? {
+                Some((head, at)) => Ok(Some((head, got.get(at..filled).unwrap_or_default()))),
+                None => {
+                    self.partial.extend_from_slice(got.get(..filled).unwrap_or_default());
+                    Ok(None)
+                }
+            };
+        }
+        self.partial.extend_from_slice(got);
+        let mut filled = self.partial.len();
+        match next_head(&mut self.partial, &mut filled, method)? {
+            Some((head, at)) => Ok(Some((head, self.partial.get(at..filled).unwrap_or_default()))),
+            None => {
+                self.partial.truncate(filled);
+                Ok(None)
+            }
+        }
+    }
+}
+
 /// The Content-Length values of a head: all must be digits and equal.
 #[derive(Debug, Default)]
 struct Lengths {
@@ -544,48 +578,44 @@ pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
         pending = later;
         now
     };
-    let mut buf = vec![0u8; super::conn::HEAD_BUFFER];
-    let mut filled = 0;
+    let mut reader = HeadReader::default();
+    let mut scratch = vec![0u8; super::conn::SCRATCH];
     let mut taken = 0u64;
-    let (head, at) = loop {
-        let before = filled;
-        let step = next_head(&mut buf, &mut filled, method);
-        taken += (before - filled) as u64;
-        match step {
-            Ok(Some(found)) => break found,
+    let (head, early) = loop {
+        let got = read(super::conn::SCRATCH);
+        if got.is_empty() {
+            out.failure = Some(super::Failure::closed());
+            return out;
+        }
+        taken += got.len() as u64;
+        let room = &mut scratch[..got.len()];
+        room.copy_from_slice(got);
+        match reader.take(room, method) {
+            Ok(Some((head, early))) => break (head, early.to_vec()),
             Ok(None) => {}
             Err(e) => {
                 out.failure = Some(super::Failure::decode(&e));
                 return out;
             }
         }
-        if filled == buf.len() {
-            buf.resize((buf.len() * 2).clamp(super::conn::HEAD_BUFFER, MAX_HEAD), 0);
-        }
-        let got = read(buf.len() - filled);
-        if got.is_empty() {
-            out.failure = Some(super::Failure::closed());
-            return out;
-        }
-        buf[filled..filled + got.len()].copy_from_slice(got);
-        filled += got.len();
     };
+    // Everything read before the body's first byte was a head, interim or final.
+    taken -= early.len() as u64;
     out.status = Some(head.status);
     out.framing = Some(head.framing);
     let mut body = BodyDecoder::new(head.framing);
     let mut size = 0u64;
     let mut sink = |data: &[u8]| size += data.len() as u64;
     let mut extra = false;
-    taken += at as u64;
     let mut fed = |input: &[u8], body: &mut BodyDecoder| -> Result<bool, DecodeError> {
         let used = body.feed(input, &mut sink)?;
         taken += used as u64;
         Ok(used < input.len())
     };
     let result = (|| {
-        extra |= fed(&buf[at..filled], &mut body)?;
+        extra |= fed(&early, &mut body)?;
         while !body.is_done() {
-            match read(32 * 1024) {
+            match read(super::conn::SCRATCH) {
                 [] => body.eof()?,
                 got => extra |= fed(got, &mut body)?,
             }
@@ -603,4 +633,26 @@ pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
         Err(e) => out.failure = Some(super::Failure::decode(&e)),
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_that_comes_whole_is_parsed_where_it_lies_and_a_split_one_is_gathered() {
+        let mut reader = HeadReader::default();
+        let mut whole = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".to_vec();
+        let (head, early) = reader.take(&mut whole, &Method::GET).unwrap().unwrap();
+        assert_eq!((head.status, early), (200, &b"abc"[..]));
+        assert_eq!(reader.partial.capacity(), 0, "nothing of a whole head is kept");
+
+        let mut reader = HeadReader::default();
+        assert!(reader.take(&mut b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2".to_vec(), &Method::GET).unwrap().is_none());
+        assert_eq!(reader.partial, b"HTTP/1.1 2", "the interim head is dropped, the start of the next kept");
+        assert!(reader.take(&mut b"04 No Content\r\n".to_vec(), &Method::GET).unwrap().is_none());
+        let mut last = b"\r\nxyz".to_vec();
+        let (head, early) = reader.take(&mut last, &Method::GET).unwrap().unwrap();
+        assert_eq!((head.status, head.framing, early), (204, Framing::Empty, &b"xyz"[..]));
+    }
 }
