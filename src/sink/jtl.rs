@@ -378,27 +378,32 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
         assert_eq!(rows.len(), samples.len());
         for (row, s) in rows.iter().zip(&samples) {
-            let expected = [
-                s.start_ms.to_string(),
-                (s.elapsed_us / 1000).to_string(),
-                s.label.to_string(),
-                s.response_code(),
-                s.response_message(),
-                format!("{} {}-{}", s.thread.group, s.thread.group_no, s.thread.vu),
-                data_type_str(s.data_type).unwrap_or("").into(),
-                s.success.to_string(),
-                s.failure.clone().unwrap_or_default(),
-                s.bytes.to_string(),
-                s.sent_bytes.to_string(),
-                s.grp_threads.to_string(),
-                s.all_threads.to_string(),
-                s.url.clone().unwrap_or_else(|| "null".into()),
-                (s.latency_us / 1000).to_string(),
-                (s.idle_us / 1000).to_string(),
-                (s.connect_us / 1000).to_string(),
-            ];
+            let expected = expected_columns(s);
             assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
         }
+    }
+
+    /// A row's columns as the sample's texts and numbers, written the plain way.
+    fn expected_columns(s: &Sample) -> [String; 17] {
+        [
+            s.start_ms.to_string(),
+            (s.elapsed_us / 1000).to_string(),
+            s.label.to_string(),
+            s.response_code(),
+            s.response_message(),
+            format!("{} {}-{}", s.thread.group, s.thread.group_no, s.thread.vu),
+            data_type_str(s.data_type).unwrap_or("").into(),
+            s.success.to_string(),
+            s.failure.clone().unwrap_or_default(),
+            s.bytes.to_string(),
+            s.sent_bytes.to_string(),
+            s.grp_threads.to_string(),
+            s.all_threads.to_string(),
+            s.url.clone().unwrap_or_else(|| "null".into()),
+            (s.latency_us / 1000).to_string(),
+            (s.idle_us / 1000).to_string(),
+            (s.connect_us / 1000).to_string(),
+        ]
     }
 
     proptest::proptest! {
@@ -440,6 +445,68 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
             let mut out = b"x".to_vec();
             num(&mut out, &mut itoa::Buffer::new(), v);
             proptest::prop_assert_eq!(out, format!("x{v},").into_bytes());
+        }
+    }
+
+    /// Any sample: hostile texts (commas, quotes, CR, LF, any character) in every text column, any numbers.
+    fn any_sample() -> impl proptest::strategy::Strategy<Value = Sample> {
+        use proptest::prelude::*;
+        let text = || prop_oneof![".{0,24}", "[a-z,\"\r\n ]{0,12}", Just(String::new())];
+        let outcome = prop_oneof![
+            (any::<u16>(), text()).prop_map(|(status, reason)| Outcome::Response { status, reason: reason.into() }),
+            (prop_oneof![Just(ErrorKind::ConnectionRefused), Just(ErrorKind::ReadTimeout)], text())
+                .prop_map(|(kind, message)| Outcome::Error { kind, message }),
+            (any::<u32>(), any::<u32>()).prop_map(|(children, failed)| Outcome::Transaction { children, failed }),
+        ];
+        let data_type = prop_oneof![Just(DataType::Text), Just(DataType::Bin), Just(DataType::None)];
+        let numbers =
+            (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>());
+        let threads = (text(), any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>());
+        let texts = (text(), proptest::option::of(text()), proptest::option::of(text()));
+        (numbers, threads, texts, outcome, data_type, any::<bool>()).prop_map(
+            |(
+                (start_ms, elapsed_us, latency_us, connect_us, idle_us, bytes, sent_bytes),
+                (group, group_no, vu, grp_threads, all_threads),
+                (label, failure, url),
+                outcome,
+                data_type,
+                success,
+            )| Sample {
+                start_ms,
+                elapsed_us,
+                latency_us,
+                connect_us,
+                idle_us,
+                label: label.into(),
+                outcome,
+                thread: ThreadId { group: group.into(), group_no, vu },
+                data_type,
+                success,
+                failure,
+                bytes,
+                sent_bytes,
+                grp_threads,
+                all_threads,
+                url,
+                detail: None,
+            },
+        )
+    }
+
+    proptest::proptest! {
+        /// Any batch of samples reads back, column by column, as the samples' texts and numbers.
+        #[test]
+        fn any_sample_reads_back_column_by_column(samples in proptest::collection::vec(any_sample(), 1..8)) {
+            let mut sink = JtlSink::new(Vec::new(), "memory").unwrap();
+            sink.write(&samples).unwrap();
+            let bytes = sink.into_inner().unwrap();
+            let mut reader = csv::Reader::from_reader(&bytes[..]);
+            let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+            proptest::prop_assert_eq!(rows.len(), samples.len());
+            for (row, s) in rows.iter().zip(&samples) {
+                let expected = expected_columns(s);
+                proptest::prop_assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
+            }
         }
     }
 
