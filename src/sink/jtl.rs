@@ -62,27 +62,23 @@ impl<W: Write> JtlSink<W> {
     fn write_row(&mut self, s: &Sample) {
         let out = self.file.buffer();
         let mut n = itoa::Buffer::new();
-        let mut num = |out: &mut Vec<u8>, v: u64| {
-            out.extend_from_slice(n.format(v).as_bytes());
-            out.push(b',');
-        };
         match &self.time {
-            TimestampFormat::Millis => num(out, s.start_ms),
+            TimestampFormat::Millis => num(out, &mut n, s.start_ms),
             time => field(out, &time.format(s.start_ms)),
         }
-        num(out, s.elapsed_us / 1000);
+        num(out, &mut n, s.elapsed_us / 1000);
         field(out, &s.label);
         // Responses, nearly every row, are written straight from the sample; the rest are assembled first.
         let t = &s.thread;
         match &s.outcome {
-            Outcome::Response { status, reason } if !needs_quotes(&t.group) => {
-                num(out, u64::from(*status));
+            Outcome::Response { status, reason } if !needs_quotes(t.group.as_bytes()) => {
+                num(out, &mut n, u64::from(*status));
                 field(out, reason);
                 out.extend_from_slice(t.group.as_bytes());
                 out.push(b' ');
-                num(out, u64::from(t.group_no));
+                num(out, &mut n, u64::from(t.group_no));
                 *out.last_mut().expect("a digit was just written") = b'-';
-                num(out, u64::from(t.vu));
+                num(out, &mut n, u64::from(t.vu));
             }
             _ => {
                 self.text.fill(s);
@@ -91,17 +87,32 @@ impl<W: Write> JtlSink<W> {
                 field(out, &self.text.thread);
             }
         }
-        field(out, data_type_str(s.data_type).unwrap_or(""));
-        field(out, if s.success { "true" } else { "false" });
-        field(out, s.failure.as_deref().unwrap_or(""));
-        num(out, s.bytes);
-        num(out, s.sent_bytes);
-        num(out, u64::from(s.grp_threads));
-        num(out, u64::from(s.all_threads));
-        field(out, s.url.as_deref().unwrap_or("null"));
-        num(out, s.latency_us / 1000);
-        num(out, s.idle_us / 1000);
-        num(out, s.connect_us / 1000);
+        // The texts of `data_type_str` and `success`, none of which needs quotes, as constants.
+        match s.data_type {
+            DataType::Text => out.extend_from_slice(b"text,"),
+            DataType::Bin => out.extend_from_slice(b"bin,"),
+            DataType::None => out.push(b','),
+        }
+        if s.success {
+            out.extend_from_slice(b"true,");
+        } else {
+            out.extend_from_slice(b"false,");
+        }
+        match &s.failure {
+            Some(failure) => field(out, failure),
+            None => out.push(b','),
+        }
+        num(out, &mut n, s.bytes);
+        num(out, &mut n, s.sent_bytes);
+        num(out, &mut n, u64::from(s.grp_threads));
+        num(out, &mut n, u64::from(s.all_threads));
+        match &s.url {
+            Some(url) => field(out, url),
+            None => out.extend_from_slice(b"null,"),
+        }
+        num(out, &mut n, s.latency_us / 1000);
+        num(out, &mut n, s.idle_us / 1000);
+        num(out, &mut n, s.connect_us / 1000);
         // The last field's comma becomes the line end.
         if let Some(last) = out.last_mut() {
             *last = b'\n';
@@ -109,27 +120,74 @@ impl<W: Write> JtlSink<W> {
     }
 }
 
+/// Appends a number and its comma. Most numbers in a row (milliseconds, thread counts, statuses, small byte
+/// counts) have at most three digits; they are written without a call.
+#[inline(always)]
+fn num(out: &mut Vec<u8>, n: &mut itoa::Buffer, v: u64) {
+    let digit = |d: u64| b'0' + (d % 10) as u8;
+    if v < 10 {
+        out.extend_from_slice(&[digit(v), b',']);
+    } else if v < 100 {
+        out.extend_from_slice(&[digit(v / 10), digit(v), b',']);
+    } else if v < 1000 {
+        out.extend_from_slice(&[digit(v / 100), digit(v / 10), digit(v), b',']);
+    } else {
+        out.extend_from_slice(n.format(v).as_bytes());
+        out.push(b',');
+    }
+}
+
 /// Appends one CSV field and its comma, quoted only when it must be (RFC 4180: a comma, a quote or a line
 /// break inside; quotes doubled), as JMeter writes them.
 fn field(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    if needs_quotes(text) {
-        out.push(b'"');
-        for part in bytes.split_inclusive(|&b| b == b'"') {
-            out.extend_from_slice(part);
-            if part.last() == Some(&b'"') {
-                out.push(b'"');
-            }
-        }
-        out.push(b'"');
+    if needs_quotes(bytes) {
+        quoted(out, bytes);
     } else {
         out.extend_from_slice(bytes);
     }
     out.push(b',');
 }
 
-fn needs_quotes(text: &str) -> bool {
-    text.bytes().any(|b| QUOTED[usize::from(b)])
+/// `bytes` in quotes, its quotes doubled.
+fn quoted(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.push(b'"');
+    for part in bytes.split_inclusive(|&b| b == b'"') {
+        out.extend_from_slice(part);
+        if part.last() == Some(&b'"') {
+            out.push(b'"');
+        }
+    }
+    out.push(b'"');
+}
+
+/// Whether `bytes` holds one of [`QUOTED`]'s bytes; eight bytes at a time from eight on (a URL, a message).
+fn needs_quotes(bytes: &[u8]) -> bool {
+    let Some(last) = bytes.last_chunk::<8>() else {
+        return needs_quotes_bytewise(bytes);
+    };
+    // The last word overlaps the words before it when the length is not a multiple of eight: no matter for
+    // a yes-or-no answer.
+    bytes.chunks_exact(8).filter_map(|w| w.first_chunk::<8>()).any(|w| word_needs_quotes(*w))
+        || word_needs_quotes(*last)
+}
+
+/// [`needs_quotes`] a byte at a time: the reference the word-wise form is tested against.
+fn needs_quotes_bytewise(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| QUOTED[usize::from(b)])
+}
+
+/// Whether eight bytes hold `,` `"` CR or LF: a byte equal to `c` is a zero byte of `word ^ c` (in every
+/// byte), and `(x - 0x01..01) & !x & 0x80..80` is non-zero exactly when `x` has a zero byte.
+fn word_needs_quotes(word: [u8; 8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = u64::from_le_bytes(word);
+    let zero_byte = |c: u8| {
+        let t = x ^ (ONES * u64::from(c));
+        t.wrapping_sub(ONES) & !t
+    };
+    (zero_byte(b',') | zero_byte(b'"') | zero_byte(b'\n') | zero_byte(b'\r')) & HIGHS != 0
 }
 
 /// The bytes that make a field need quotes: `,` `"` CR LF.
@@ -320,27 +378,32 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
         assert_eq!(rows.len(), samples.len());
         for (row, s) in rows.iter().zip(&samples) {
-            let expected = [
-                s.start_ms.to_string(),
-                (s.elapsed_us / 1000).to_string(),
-                s.label.to_string(),
-                s.response_code(),
-                s.response_message(),
-                format!("{} {}-{}", s.thread.group, s.thread.group_no, s.thread.vu),
-                data_type_str(s.data_type).unwrap_or("").into(),
-                s.success.to_string(),
-                s.failure.clone().unwrap_or_default(),
-                s.bytes.to_string(),
-                s.sent_bytes.to_string(),
-                s.grp_threads.to_string(),
-                s.all_threads.to_string(),
-                s.url.clone().unwrap_or_else(|| "null".into()),
-                (s.latency_us / 1000).to_string(),
-                (s.idle_us / 1000).to_string(),
-                (s.connect_us / 1000).to_string(),
-            ];
+            let expected = expected_columns(s);
             assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
         }
+    }
+
+    /// A row's columns as the sample's texts and numbers, written the plain way.
+    fn expected_columns(s: &Sample) -> [String; 17] {
+        [
+            s.start_ms.to_string(),
+            (s.elapsed_us / 1000).to_string(),
+            s.label.to_string(),
+            s.response_code(),
+            s.response_message(),
+            format!("{} {}-{}", s.thread.group, s.thread.group_no, s.thread.vu),
+            data_type_str(s.data_type).unwrap_or("").into(),
+            s.success.to_string(),
+            s.failure.clone().unwrap_or_default(),
+            s.bytes.to_string(),
+            s.sent_bytes.to_string(),
+            s.grp_threads.to_string(),
+            s.all_threads.to_string(),
+            s.url.clone().unwrap_or_else(|| "null".into()),
+            (s.latency_us / 1000).to_string(),
+            (s.idle_us / 1000).to_string(),
+            (s.connect_us / 1000).to_string(),
+        ]
     }
 
     proptest::proptest! {
@@ -355,6 +418,109 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
             let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&row[..]);
             let record = reader.records().next().unwrap().unwrap();
             proptest::prop_assert_eq!(record.iter().collect::<Vec<_>>(), vec!["1", text.as_str(), other.as_str()]);
+        }
+    }
+
+    proptest::proptest! {
+        /// The word-wise check answers as the byte-wise one, for any bytes (specials often among them) at
+        /// any length around the word size.
+        #[test]
+        fn needs_quotes_word_wise_agrees_with_byte_wise(
+            bytes in proptest::collection::vec(proptest::prop_oneof![
+                proptest::prelude::any::<u8>(),
+                proptest::prelude::Just(b','),
+                proptest::prelude::Just(b'"'),
+                proptest::prelude::Just(b'\r'),
+                proptest::prelude::Just(b'\n'),
+            ], 0..40),
+            clean in proptest::collection::vec(0x2du8..=0xff, 0..40),
+        ) {
+            proptest::prop_assert_eq!(needs_quotes(&bytes), needs_quotes_bytewise(&bytes));
+            proptest::prop_assert!(!needs_quotes(&clean));
+        }
+
+        /// Numbers are written as itoa writes them, with their comma.
+        #[test]
+        fn numbers_are_written_as_itoa_writes_them(v in proptest::prop_oneof![0u64..2000, proptest::prelude::any::<u64>()]) {
+            let mut out = b"x".to_vec();
+            num(&mut out, &mut itoa::Buffer::new(), v);
+            proptest::prop_assert_eq!(out, format!("x{v},").into_bytes());
+        }
+    }
+
+    /// Any sample: hostile texts (commas, quotes, CR, LF, any character) in every text column, any numbers.
+    fn any_sample() -> impl proptest::strategy::Strategy<Value = Sample> {
+        use proptest::prelude::*;
+        let text = || prop_oneof![".{0,24}", "[a-z,\"\r\n ]{0,12}", Just(String::new())];
+        let outcome = prop_oneof![
+            (any::<u16>(), text()).prop_map(|(status, reason)| Outcome::Response { status, reason: reason.into() }),
+            (prop_oneof![Just(ErrorKind::ConnectionRefused), Just(ErrorKind::ReadTimeout)], text())
+                .prop_map(|(kind, message)| Outcome::Error { kind, message }),
+            (any::<u32>(), any::<u32>()).prop_map(|(children, failed)| Outcome::Transaction { children, failed }),
+        ];
+        let data_type = prop_oneof![Just(DataType::Text), Just(DataType::Bin), Just(DataType::None)];
+        let numbers =
+            (any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>(), any::<u64>());
+        let threads = (text(), any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>());
+        let texts = (text(), proptest::option::of(text()), proptest::option::of(text()));
+        (numbers, threads, texts, outcome, data_type, any::<bool>()).prop_map(
+            |(
+                (start_ms, elapsed_us, latency_us, connect_us, idle_us, bytes, sent_bytes),
+                (group, group_no, vu, grp_threads, all_threads),
+                (label, failure, url),
+                outcome,
+                data_type,
+                success,
+            )| Sample {
+                start_ms,
+                elapsed_us,
+                latency_us,
+                connect_us,
+                idle_us,
+                label: label.into(),
+                outcome,
+                thread: ThreadId { group: group.into(), group_no, vu },
+                data_type,
+                success,
+                failure,
+                bytes,
+                sent_bytes,
+                grp_threads,
+                all_threads,
+                url,
+                detail: None,
+            },
+        )
+    }
+
+    proptest::proptest! {
+        /// Any batch of samples reads back, column by column, as the samples' texts and numbers.
+        #[test]
+        fn any_sample_reads_back_column_by_column(samples in proptest::collection::vec(any_sample(), 1..8)) {
+            let mut sink = JtlSink::new(Vec::new(), "memory").unwrap();
+            sink.write(&samples).unwrap();
+            let bytes = sink.into_inner().unwrap();
+            let mut reader = csv::Reader::from_reader(&bytes[..]);
+            let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+            proptest::prop_assert_eq!(rows.len(), samples.len());
+            for (row, s) in rows.iter().zip(&samples) {
+                let expected = expected_columns(s);
+                proptest::prop_assert_eq!(row.iter().collect::<Vec<_>>(), expected.iter().map(String::as_str).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn every_special_byte_at_every_place_needs_quotes() {
+        for len in 1..=24 {
+            for at in 0..len {
+                for special in [b',', b'"', b'\r', b'\n'] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = special;
+                    assert!(needs_quotes(&bytes), "{special} at {at} of {len}");
+                }
+            }
+            assert!(!needs_quotes(&vec![b'a'; len]));
         }
     }
 

@@ -26,14 +26,25 @@ pub struct Stats {
     index: HashMap<Arc<str>, usize>,
     /// In order of first appearance.
     labels: Vec<(Arc<str>, Tally)>,
+    /// TOTAL once it is kept apart; see [`Stats::total`].
     total: Tally,
+    /// False while every sample so far is a request of the first label: TOTAL is then that label's tally,
+    /// and recording each sample twice would be work for nothing. The first sample that makes them differ
+    /// (another label, a transaction) copies the label's tally into `total`, kept apart from then on.
+    total_apart: bool,
     /// Every recorded elapsed time is a multiple of this many µs (1 for live samples).
     resolution_us: u64,
 }
 
 impl Default for Stats {
     fn default() -> Self {
-        Stats { index: HashMap::new(), labels: Vec::new(), total: Tally::default(), resolution_us: 1 }
+        Stats {
+            index: HashMap::new(),
+            labels: Vec::new(),
+            total: Tally::default(),
+            total_apart: false,
+            resolution_us: 1,
+        }
     }
 }
 
@@ -380,9 +391,23 @@ impl Stats {
     }
 
     fn record_at(&mut self, i: usize, s: &Observation<'_>) {
+        if !self.total_apart && (i != 0 || s.transaction) {
+            if let Some((_, first)) = self.labels.first() {
+                self.total = first.clone();
+            }
+            self.total_apart = true;
+        }
         self.labels[i].1.record(s);
-        if !s.transaction {
+        if self.total_apart && !s.transaction {
             self.total.record(s);
+        }
+    }
+
+    /// TOTAL: every request, transactions left out.
+    fn total(&self) -> &Tally {
+        match self.labels.first() {
+            Some((_, first)) if !self.total_apart => first,
+            _ => &self.total,
         }
     }
 
@@ -390,7 +415,7 @@ impl Stats {
     pub fn summary(&self) -> Summary {
         Summary {
             rows: self.labels.iter().map(|(label, tally)| tally.row(label, self.resolution_us)).collect(),
-            total: self.total.row("TOTAL", self.resolution_us),
+            total: self.total().row("TOTAL", self.resolution_us),
         }
     }
 
@@ -406,13 +431,14 @@ impl Stats {
 
     /// TOTAL's histogram of elapsed times (µs).
     pub fn total_histogram(&self) -> &Histogram<u64> {
-        &self.total.elapsed_us
+        &self.total().elapsed_us
     }
 
     /// TOTAL's window: the first request's start and the last request's end, ms since the epoch; `None`
     /// before the first request.
     pub fn window_ms(&self) -> Option<(u64, u64)> {
-        (self.total.count > 0).then_some((self.total.first_start_ms, self.total.last_end_ms))
+        let total = self.total();
+        (total.count > 0).then_some((total.first_start_ms, total.last_end_ms))
     }
 }
 
@@ -533,6 +559,38 @@ mod tests {
         assert_eq!((summary.total.samples, summary.rows[1].transactions), (3, 2));
         assert_eq!(ResponseCode::parse("0200"), ResponseCode::Text("0200"));
         assert_eq!(ResponseCode::parse("+200"), ResponseCode::Text("+200"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// TOTAL borrowed from the first label while they agree gives what a TOTAL recorded apart from the
+        /// first sample gives, whatever the order of labels, transactions, codes and times.
+        #[test]
+        fn total_shared_with_the_first_label_equals_total_kept_apart(
+            samples in proptest::collection::vec((0usize..3, proptest::bool::ANY, 1u64..5_000_000, 0u64..2000, 0u16..3), 0..40),
+        ) {
+            let mut shared = Stats::new();
+            let mut apart = Stats { total_apart: true, ..Stats::new() };
+            for (label, transaction, elapsed_us, start, code) in samples {
+                let outcome = if transaction {
+                    Outcome::Transaction { children: 2, failed: u32::from(code) }
+                } else {
+                    Outcome::Response { status: 200 + code, reason: "OK".into() }
+                };
+                let s = Sample {
+                    start_ms: 1_000_000 + start,
+                    elapsed_us,
+                    success: code != 1,
+                    outcome,
+                    ..sample(["a", "b", "c"][label])
+                };
+                shared.record(&s);
+                apart.record(&s);
+                proptest::prop_assert_eq!(shared.window_ms(), apart.window_ms());
+            }
+            proptest::prop_assert_eq!(shared.summary(), apart.summary());
+            proptest::prop_assert!(shared.total_histogram() == apart.total_histogram());
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use super::functions::{check_len, random_digits_into, random_int, random_string_into, random_uuid};
+use super::functions::{
+    check_len, random_digits_into, random_int, random_picked, random_string_into, random_uuid, Picks,
+};
 use super::scope::Scope;
 
 /// A template compiled to pieces.
@@ -22,6 +24,8 @@ enum Piece {
     Iteration,
     Digits(usize),
     Chars(usize, Option<String>),
+    /// `random_string(n, alphabet)` with an ASCII alphabet of at most 256 characters, its table made once.
+    Picked(usize, Box<Picks>),
     Int(i64, i64),
     Uuid,
 }
@@ -68,6 +72,7 @@ impl Fast {
                 Piece::Iteration => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.1)),
                 Piece::Digits(n) => scope.with_rng(|r| random_digits_into(r, *n, out)),
                 Piece::Chars(n, a) => scope.with_rng(|r| random_string_into(r, *n, a.as_deref(), out)),
+                Piece::Picked(n, picks) => scope.with_rng(|r| random_picked(r, picks, *n, out)),
                 Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(scope.with_rng(|r| random_int(r, *a, *b)))),
                 Piece::Uuid => out.push_str(&scope.with_rng(random_uuid)),
             }
@@ -93,7 +98,11 @@ fn expression(e: &str) -> Option<Piece> {
         ("random_string", 1) => Some(Piece::Chars(len(0)?, None)),
         ("random_string", 2) => {
             let alphabet = string_literal(args[1])?;
-            (!alphabet.is_empty()).then_some(Piece::Chars(len(0)?, Some(alphabet)))
+            let n = len(0)?;
+            match Picks::new(alphabet.as_bytes()) {
+                Some(picks) => Some(Piece::Picked(n, Box::new(picks))),
+                None => (!alphabet.is_empty()).then_some(Piece::Chars(n, Some(alphabet))),
+            }
         }
         ("random_int", 2) => {
             let (a, b) = (int(0)?, int(1)?);

@@ -104,7 +104,7 @@ pub(super) fn random_digits(rng: &mut ChaCha8Rng, n: usize) -> String {
 
 /// `random_digits(n)`, appended to `out`.
 pub(super) fn random_digits_into(rng: &mut ChaCha8Rng, n: usize, out: &mut String) {
-    random_from(rng, b"0123456789", n, out);
+    random_picked(rng, &DIGITS, n, out);
 }
 
 /// `random_string(n[, alphabet])`; the alphabet is not empty.
@@ -117,7 +117,7 @@ pub(super) fn random_string(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&st
 /// `random_string(n[, alphabet])`, appended to `out`.
 pub(super) fn random_string_into(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>, out: &mut String) {
     match alphabet {
-        None => random_from(rng, ALPHANUMERIC.as_bytes(), n, out),
+        None => random_picked(rng, &ALPHANUMERIC_PICKS, n, out),
         Some(a) if a.is_ascii() => random_from(rng, a.as_bytes(), n, out),
         Some(a) => {
             let chars: Vec<char> = a.chars().collect();
@@ -136,7 +136,9 @@ pub(super) fn random_uuid(rng: &mut ChaCha8Rng) -> String {
 /// drawn in bulk: a byte `b` picks `alphabet[(b * len) >> 8]`, and the bytes whose `(b * len) & 255` falls
 /// below `256 % len` are skipped so that every character is equally likely (Lemire's method, on bytes: a
 /// multiplication per character instead of a division).
-fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String) {
+///
+/// [`random_picked`] draws the same characters from the same bytes through a table made once per alphabet.
+pub(super) fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String) {
     let pick = |i: usize| char::from(alphabet[i]);
     if alphabet.len() > 256 {
         out.extend((0..n).map(|_| pick(rng.random_range(0..alphabet.len()))));
@@ -150,7 +152,7 @@ fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String
     let mut picked = [0u8; 32];
     while left > 0 {
         // A few bytes more than needed, for the skipped ones.
-        let pool = &mut pool[..(left + left / 8 + 1).min(32)];
+        let pool = &mut pool[..pool_len(left)];
         rng.fill_bytes(pool);
         let mut k = 0;
         for &b in pool.iter() {
@@ -160,6 +162,73 @@ fn random_from(rng: &mut ChaCha8Rng, alphabet: &[u8], n: usize, out: &mut String
                 k += 1;
             }
         }
+        out.push_str(std::str::from_utf8(&picked[..k]).expect("an ASCII alphabet gives ASCII text"));
+        left -= k;
+    }
+}
+
+/// How many random bytes [`random_from`] draws at once when `left` characters are still to pick.
+fn pool_len(left: usize) -> usize {
+    (left + left / 8 + 1).min(32)
+}
+
+/// What each random byte gives in [`random_from`] for one alphabet: its character, or [`Picks::SKIP`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Picks([u8; 256]);
+
+impl Picks {
+    /// Not ASCII, so never a character of the alphabet.
+    const SKIP: u8 = 0x80;
+
+    /// The table of an ASCII alphabet of 1 to 256 characters; `None` for any other.
+    pub(super) const fn new(alphabet: &[u8]) -> Option<Picks> {
+        if alphabet.is_empty() || alphabet.len() > 256 || !alphabet.is_ascii() {
+            return None;
+        }
+        let len = alphabet.len() as u16;
+        let skip_below = 256 % len;
+        let mut table = [Self::SKIP; 256];
+        let mut b = 0;
+        while b < 256 {
+            let m = b as u16 * len;
+            if m & 0xff >= skip_below {
+                table[b] = alphabet[(m >> 8) as usize];
+            }
+            b += 1;
+        }
+        Some(Picks(table))
+    }
+}
+
+const DIGITS: Picks = match Picks::new(b"0123456789") {
+    Some(p) => p,
+    None => panic!("the digits are an ASCII alphabet"),
+};
+
+const ALPHANUMERIC_PICKS: Picks = match Picks::new(ALPHANUMERIC.as_bytes()) {
+    Some(p) => p,
+    None => panic!("ALPHANUMERIC is an ASCII alphabet"),
+};
+
+/// [`random_from`] through the alphabet's table: the same bytes drawn, the same characters picked, without
+/// a branch per byte.
+pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: &mut String) {
+    out.reserve(n);
+    let mut left = n;
+    let mut pool = [0u8; 32];
+    let mut picked = [0u8; 32];
+    while left > 0 {
+        let pool = &mut pool[..pool_len(left)];
+        rng.fill_bytes(pool);
+        // Every byte is written at the count of characters so far, which only a picked one raises: the
+        // first `left` characters stand at the front. The count stays below 32, the pool's most.
+        let mut k = 0;
+        for &b in pool.iter() {
+            let c = picks.0[usize::from(b)];
+            picked[k & 31] = c;
+            k += usize::from(c != Picks::SKIP);
+        }
+        let k = k.min(left);
         out.push_str(std::str::from_utf8(&picked[..k]).expect("an ASCII alphabet gives ASCII text"));
         left -= k;
     }
@@ -203,4 +272,57 @@ pub(super) fn check_len(function: &str, n: usize) -> Result<(), Error> {
 
 fn invalid(msg: String) -> Error {
     Error::new(ErrorKind::InvalidOperation, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::{any, prop, prop_assert_eq, proptest};
+    use rand::{RngCore, SeedableRng};
+
+    use super::*;
+
+    /// Both ways of picking, from generators seeded alike: the text and what is left in the generator.
+    fn both(seed: u64, alphabet: &[u8], picks: &Picks, n: usize) -> ((String, u64), (String, u64)) {
+        let (mut plain, mut table) = (ChaCha8Rng::seed_from_u64(seed), ChaCha8Rng::seed_from_u64(seed));
+        let (mut a, mut b) = (String::new(), String::new());
+        random_from(&mut plain, alphabet, n, &mut a);
+        random_picked(&mut table, picks, n, &mut b);
+        ((a, plain.next_u64()), (b, table.next_u64()))
+    }
+
+    #[test]
+    fn the_tables_of_digits_and_alphanumerics_pick_as_random_from_does() {
+        for seed in 0..200 {
+            for n in [0, 1, 7, 16, 31, 32, 33, 100] {
+                let (plain, table) = both(seed, b"0123456789", &DIGITS, n);
+                assert_eq!(plain, table);
+                let (plain, table) = both(seed, ALPHANUMERIC.as_bytes(), &ALPHANUMERIC_PICKS, n);
+                assert_eq!(plain, table);
+            }
+        }
+    }
+
+    #[test]
+    fn only_ascii_alphabets_of_one_to_256_characters_have_a_table() {
+        assert!(Picks::new(b"").is_none());
+        assert!(Picks::new(&[b'a'; 257]).is_none());
+        assert!(Picks::new("é".as_bytes()).is_none());
+        assert!(Picks::new(&[b'a'; 256]).is_some());
+        assert!(Picks::new(b"\0").is_some());
+    }
+
+    proptest! {
+        /// Any ASCII alphabet the table takes (NUL included): the same text from the same generator, which
+        /// is left in the same state.
+        #[test]
+        fn the_table_picks_as_random_from_does(
+            seed in any::<u64>(),
+            alphabet in prop::collection::vec(0u8..128, 1..=256),
+            n in 0usize..200,
+        ) {
+            let picks = Picks::new(&alphabet).expect("an ASCII alphabet of 1 to 256 characters");
+            let (plain, table) = both(seed, &alphabet, &picks, n);
+            prop_assert_eq!(plain, table);
+        }
+    }
 }
