@@ -31,3 +31,4 @@ pub mod sink;
 pub mod source;
 pub(crate) mod stub;
 pub(crate) mod template;
+pub(crate) mod url_pool;

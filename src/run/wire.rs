@@ -48,7 +48,7 @@ pub fn render(
     let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
     let into = |tpl, out: &mut String| t.render_into(tpl, scope, out).map_err(RenderError::from);
     // One buffer for the whole URL, base included (prepended in place when the URL is relative).
-    let mut url = String::with_capacity(URL_CAPACITY);
+    let mut url = crate::url_pool::url_buffer(URL_CAPACITY);
     into(&step.url, &mut url)?;
     escape_illegal(&mut url);
     if !step.query.is_empty() {

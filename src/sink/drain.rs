@@ -98,7 +98,7 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
     let mut received = 0u64;
     loop {
         let mut buf = pool.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-        buf.clear();
+        crate::url_pool::reclaim(&mut buf);
         let taken = rx.recv_many(&mut buf, BATCH).await;
         if taken == 0 {
             break;
