@@ -24,9 +24,13 @@ pub async fn fixed(cx: RunContext, group: usize, deal: Deal, start: Instant, dea
         let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
         let mut stop = cx.stop.clone();
         users.spawn(async move {
-            tokio::select! {
-                _ = tokio::time::sleep_until(super::clock::after(start, offset).into()) => user.run_closed(loops).await,
-                _ = stopped(&mut stop) => {}
+            // The wait ends before the user runs, so its timer is not part of what the user's task holds.
+            let go = tokio::select! {
+                _ = tokio::time::sleep_until(super::clock::after(start, offset).into()) => true,
+                _ = stopped(&mut stop) => false,
+            };
+            if go {
+                user.run_closed(loops).await;
             }
         });
     }

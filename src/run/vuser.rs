@@ -1,6 +1,7 @@
 //! A virtual user: its scope, its connection and cookie jar, and its iterations over the group's steps.
 
 use std::collections::HashSet;
+use std::pin::pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -151,7 +152,11 @@ impl VirtualUser {
     /// One iteration; a panic outside any request ends the iteration with a failed sample labelled with
     /// the group's name, and the user goes on with its next one. False when the run or the group is over.
     pub async fn iterate_caught(&mut self, intended: Option<Instant>) -> bool {
-        match catch(self.iterate(intended)).await {
+        let caught = {
+            let iteration = pin!(self.iterate(intended));
+            catch(iteration).await
+        };
+        match caught {
             Ok(go_on) => go_on,
             Err(why) => {
                 let label = self.cx.graph.groups[self.group].name.clone();
@@ -197,12 +202,20 @@ impl VirtualUser {
             Some(dl) => dl.min(super::clock::after(Instant::now(), d)),
             None => super::clock::after(Instant::now(), d),
         };
+        if d > Duration::ZERO {
+            self.rest();
+        }
         let began = Instant::now();
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
             _ = stopped(&mut self.cx.stop) => {}
         }
         self.transactions.idle(began.elapsed());
+    }
+
+    /// What the user holds only for a request in flight is let go while it waits between requests.
+    fn rest(&mut self) {
+        self.client.release_idle_buffers();
     }
 
     /// Sends one request; `late` is how late its iteration started (open model), which counts against

@@ -1,7 +1,7 @@
 //! Running a user's steps: requests, pauses, and blocks (transaction, if, loop, while, foreach, once, random).
 
 use std::future::Future;
-use std::pin::Pin;
+use std::pin::{pin, Pin};
 use std::time::Instant;
 
 use rand::Rng;
@@ -56,7 +56,11 @@ impl VirtualUser {
         match step {
             StepNode::Request(node) => {
                 let late = self.late.take().unwrap_or_default();
-                let sample = match catch(self.request(graph, node, late)).await {
+                let caught = {
+                    let request = pin!(self.request(graph, node, late));
+                    catch(request).await
+                };
+                let sample = match caught {
                     Ok(sample) => sample,
                     Err(why) => self.internal_error(node.step.name.clone(), why),
                 };
@@ -144,7 +148,8 @@ impl VirtualUser {
             Err(TrySendError::Closed(_)) => false,
             Err(TrySendError::Full(sample)) => {
                 self.cx.active.waited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.cx.tx.send(sample).await.is_ok()
+                // Boxed: the wait is rare, and its future, held in place, would make every user's task larger.
+                Box::pin(self.cx.tx.send(sample)).await.is_ok()
             }
         }
     }
