@@ -160,8 +160,11 @@ impl VirtualUser {
             Ok(go_on) => go_on,
             Err(why) => {
                 let label = self.cx.graph.groups[self.group].name.clone();
-                let sample = self.internal_error(label, why);
-                self.emit(sample).await && !self.must_stop()
+                let sent = {
+                    let sample = self.internal_error(label, why);
+                    self.emit(sample)
+                };
+                sent.await && !self.must_stop()
             }
         }
     }

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::{pin, Pin};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use rand::Rng;
@@ -14,6 +15,25 @@ use crate::plan::model::OnEof;
 use crate::template::Tpl;
 
 type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+
+/// A sample being handed to the sinks: true once they have it, false when they are gone.
+pub(super) enum Emit {
+    /// Handed over (or refused) at once.
+    Done(bool),
+    /// Waiting for room on the channel.
+    Wait(Pin<Box<dyn Future<Output = bool> + Send>>),
+}
+
+impl Future for Emit {
+    type Output = bool;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        match &mut *self {
+            Emit::Done(sent) => Poll::Ready(*sent),
+            Emit::Wait(wait) => wait.as_mut().poll(cx),
+        }
+    }
+}
 
 impl VirtualUser {
     /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
@@ -56,16 +76,21 @@ impl VirtualUser {
         match step {
             StepNode::Request(node) => {
                 let late = self.late.take().unwrap_or_default();
-                let caught = {
-                    let request = pin!(self.request(graph, node, late));
-                    catch(request).await
+                // Each value lives in a block of its own: one that outlived an await would take room in
+                // every user's task.
+                let sent = {
+                    let caught = {
+                        let request = pin!(self.request(graph, node, late));
+                        catch(request).await
+                    };
+                    let sample = match caught {
+                        Ok(sample) => sample,
+                        Err(why) => self.internal_error(node.step.name.clone(), why),
+                    };
+                    self.transactions.add(&sample);
+                    self.emit(sample)
                 };
-                let sample = match caught {
-                    Ok(sample) => sample,
-                    Err(why) => self.internal_error(node.step.name.clone(), why),
-                };
-                self.transactions.add(&sample);
-                if !self.emit(sample).await {
+                if !sent.await {
                     return false;
                 }
                 if !self.must_stop() {
@@ -80,11 +105,12 @@ impl VirtualUser {
             StepNode::Transaction { name, steps } => {
                 self.transactions.open(name.clone());
                 let go_on = self.run_block(graph, steps).await;
-                let sample = self.transactions.close(self.thread.clone(), &self.cx.active, self.group);
-                if let Some(sample) = sample {
-                    if !self.emit(sample).await {
-                        return false;
-                    }
+                let sent = match self.transactions.close(self.thread.clone(), &self.cx.active, self.group) {
+                    Some(sample) => self.emit(sample),
+                    None => Emit::Done(true),
+                };
+                if !sent.await {
+                    return false;
                 }
                 go_on
             }
@@ -141,15 +167,17 @@ impl VirtualUser {
     }
 
     /// Hands a sample to the sinks; when they fall behind the user waits (never drops it) and it is counted.
-    pub(super) async fn emit(&mut self, sample: crate::sample::Sample) -> bool {
+    /// Not an `async fn`: one would keep room for the sample in every user's task for as long as the user
+    /// lives; here the sample is handed over at once, and only a wait (rare) holds it, boxed.
+    pub(super) fn emit(&mut self, sample: crate::sample::Sample) -> Emit {
         use tokio::sync::mpsc::error::TrySendError;
         match self.cx.tx.try_send(sample) {
-            Ok(()) => true,
-            Err(TrySendError::Closed(_)) => false,
+            Ok(()) => Emit::Done(true),
+            Err(TrySendError::Closed(_)) => Emit::Done(false),
             Err(TrySendError::Full(sample)) => {
                 self.cx.active.waited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                // Boxed: the wait is rare, and its future, held in place, would make every user's task larger.
-                Box::pin(self.cx.tx.send(sample)).await.is_ok()
+                let tx = self.cx.tx.clone();
+                Emit::Wait(Box::pin(async move { tx.send(sample).await.is_ok() }))
             }
         }
     }
