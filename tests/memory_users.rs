@@ -53,3 +53,35 @@ fn a_head_larger_than_the_head_buffer_after_a_pause_is_read_whole() {
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(server.requests(), 12);
 }
+
+#[test]
+fn a_panic_in_the_request_of_a_user_that_thinks_is_a_failed_sample_and_the_user_goes_on() {
+    // A user that pauses holds its request's future boxed (src/run/vuser/holding.rs): a panic in it is
+    // caught as in the future kept in place (tests/internal_errors.rs).
+    let server = Server::start();
+    let dir = TempDir::new("memory_think_panic");
+    let plan = format!(
+        "name: panics\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 4\n    loops: 3\n    \
+         think_time: 5ms\n    steps:\n      - name: r\n        request: {{ url: \"/ok?p={{{{ test_panic(iteration == 2) }}}}\" }}\n",
+        server.url()
+    );
+    let plan = dir.write("plan.yaml", plan);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_planrun"))
+        .args(["run", plan.to_str().unwrap(), "-o", "out.jtl", "--quiet"])
+        .current_dir(dir.path())
+        .env("PLANRUN_TEST_PANIC", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run planrun");
+    assert_eq!(out.status.code(), Some(4), "{}", common::describe(&out));
+    let rows = read_jtl(&dir.join("out.jtl")).rows;
+    assert_eq!(rows.len(), 12);
+    let internal: Vec<_> = rows.iter().filter(|r| r["success"] != "true").collect();
+    assert_eq!(internal.len(), 4, "{rows:?}");
+    for row in &internal {
+        assert_eq!(row["responseCode"], "Non HTTP response code: Internal", "{row:?}");
+        assert!(row["responseMessage"].contains("planrun bug"), "{row:?}");
+    }
+    assert_eq!(server.count(), 8, "the panicking requests were never sent; the others were");
+    assert!(!common::stderr(&out).contains("panicked at"), "{}", common::stderr(&out));
+}

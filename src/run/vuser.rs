@@ -25,7 +25,10 @@ use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::{Scope, Tpl};
 
 mod flow;
+mod holding;
 mod transaction;
+
+pub use holding::{pauses, Boxed, Holding, InPlace};
 
 use transaction::Transactions;
 
@@ -139,10 +142,10 @@ impl VirtualUser {
 
     /// Closed model: iterate until the loops are done, the deadline passes, or the user or run stops.
     /// Boxed, so a task that waits to start the user and then runs it holds the user once, not twice.
-    pub async fn run_closed(mut self: Box<Self>, loops: Option<u64>) {
+    pub async fn run_closed<H: Holding>(mut self: Box<Self>, loops: Option<u64>) {
         self.cx.active.start(self.group);
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
-            if !self.iterate_caught(None).await {
+            if !self.iterate_caught::<H>(None).await {
                 break;
             }
         }
@@ -151,9 +154,9 @@ impl VirtualUser {
 
     /// One iteration; a panic outside any request ends the iteration with a failed sample labelled with
     /// the group's name, and the user goes on with its next one. False when the run or the group is over.
-    pub async fn iterate_caught(&mut self, intended: Option<Instant>) -> bool {
+    pub async fn iterate_caught<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
         let caught = {
-            let iteration = pin!(self.iterate(intended));
+            let iteration = pin!(self.iterate::<H>(intended));
             catch(iteration).await
         };
         match caught {

@@ -1,14 +1,14 @@
 //! Running a user's steps: requests, pauses, and blocks (transaction, if, loop, while, foreach, once, random).
 
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use rand::Rng;
 
-use super::super::catch::catch;
 use super::super::check::truthy;
+use super::holding::Holding;
 use super::VirtualUser;
 use crate::compile::{Graph, StepNode};
 use crate::plan::model::OnEof;
@@ -38,7 +38,7 @@ impl Future for Emit {
 impl VirtualUser {
     /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
     /// first request's times are measured from it. False when the run or the group is over.
-    pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
+    pub async fn iterate<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
         self.iteration += 1;
         self.scope.set_iteration(self.iteration);
         if !self.cx.data.is_empty() {
@@ -54,12 +54,12 @@ impl VirtualUser {
         self.late = intended.map(|i| Instant::now().saturating_duration_since(i));
         let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
-        self.run_steps(&graph, steps).await && !self.must_stop()
+        self.run_steps::<H>(&graph, steps).await && !self.must_stop()
     }
 
-    async fn run_steps(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
+    async fn run_steps<H: Holding>(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
         for step in steps {
-            if self.must_stop() || !self.run_step(graph, step).await {
+            if self.must_stop() || !self.run_step::<H>(graph, step).await {
                 return false;
             }
         }
@@ -68,21 +68,18 @@ impl VirtualUser {
 
     /// The steps of a block: boxed, as blocks nest (an iteration's own steps are not, so a plain plan
     /// allocates nothing per iteration for them).
-    fn run_block<'a>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
-        Box::pin(self.run_steps(graph, steps))
+    fn run_block<'a, H: Holding>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
+        Box::pin(self.run_steps::<H>(graph, steps))
     }
 
-    async fn run_step(&mut self, graph: &Graph, step: &StepNode) -> bool {
+    async fn run_step<H: Holding>(&mut self, graph: &Graph, step: &StepNode) -> bool {
         match step {
             StepNode::Request(node) => {
                 let late = self.late.take().unwrap_or_default();
                 // Each value lives in a block of its own: one that outlived an await would take room in
                 // every user's task.
                 let sent = {
-                    let caught = {
-                        let request = pin!(self.request(graph, node, late));
-                        catch(request).await
-                    };
+                    let caught = H::request(self, graph, node, late).await;
                     let sample = match caught {
                         Ok(sample) => sample,
                         Err(why) => self.internal_error(node.step.name.clone(), why),
@@ -104,7 +101,7 @@ impl VirtualUser {
             }
             StepNode::Transaction { name, steps } => {
                 self.transactions.open(name.clone());
-                let go_on = self.run_block(graph, steps).await;
+                let go_on = self.run_block::<H>(graph, steps).await;
                 let sent = match self.transactions.close(self.thread.clone(), &self.cx.active, self.group) {
                     Some(sample) => self.emit(sample),
                     None => Emit::Done(true),
@@ -116,11 +113,11 @@ impl VirtualUser {
             }
             StepNode::If { cond, then, otherwise } => {
                 let branch = if self.condition(graph, cond) { then } else { otherwise };
-                self.run_block(graph, branch).await
+                self.run_block::<H>(graph, branch).await
             }
             StepNode::Loop { count, steps } => {
                 for _ in 0..*count {
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -131,7 +128,7 @@ impl VirtualUser {
                     if !self.condition(graph, cond) {
                         break;
                     }
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -140,7 +137,7 @@ impl VirtualUser {
             StepNode::ForEach { list, var, steps } => {
                 for item in self.list(graph, list) {
                     self.scope.set_var(var.clone(), item);
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -148,7 +145,7 @@ impl VirtualUser {
             }
             StepNode::Once { id, steps } => {
                 if self.once_done.insert(*id) {
-                    return self.run_block(graph, steps).await;
+                    return self.run_block::<H>(graph, steps).await;
                 }
                 true
             }
@@ -159,7 +156,7 @@ impl VirtualUser {
                 }
                 let pick = self.scope.with_rng(|r| r.random_range(0..total));
                 match branches.iter().find(|(w, _)| pick < *w) {
-                    Some((_, steps)) => self.run_block(graph, steps).await,
+                    Some((_, steps)) => self.run_block::<H>(graph, steps).await,
                     None => true,
                 }
             }
