@@ -5,7 +5,7 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::{poll_fn, Future};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::pin;
+use std::pin::Pin;
 use std::sync::Once;
 use std::task::Poll;
 
@@ -18,10 +18,13 @@ thread_local! {
 
 /// Polls `work`; a panic while polling it ends it and comes back as the panic's message and place.
 ///
+/// `work` is pinned by the caller (`pin!` in its own async fn), so this future holds a pointer to it, not a
+/// copy: the futures caught are an iteration and a request, kilobytes each, and moving them into this
+/// future and pinning them again here cost two copies per request and doubled every user's task.
+///
 /// Whatever `work` borrowed may be half-updated afterwards: the caller resets what it cannot trust.
-pub async fn catch<F: Future>(work: F) -> Result<F::Output, String> {
+pub async fn catch<F: Future>(mut work: Pin<&mut F>) -> Result<F::Output, String> {
     install_hook();
-    let mut work = pin!(work);
     poll_fn(|cx| {
         CATCHING.with(|c| c.set(c.get() + 1));
         let polled = catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx)));
@@ -67,15 +70,17 @@ fn install_hook() {
 
 #[cfg(test)]
 mod tests {
+    use std::pin::pin;
+
     use super::*;
 
     #[tokio::test]
     async fn a_panic_while_polling_comes_back_as_its_message_and_place() {
-        let out = catch(async {
+        let out = catch(pin!(async {
             tokio::task::yield_now().await;
             let v: Vec<u32> = Vec::new();
             v[usize::from(v.is_empty())]
-        })
+        }))
         .await;
         let message = out.unwrap_err();
         assert!(message.starts_with("internal error (planrun bug, please report): index out of bounds"), "{message}");
@@ -84,6 +89,6 @@ mod tests {
 
     #[tokio::test]
     async fn work_that_does_not_panic_is_untouched() {
-        assert_eq!(catch(async { 42 }).await, Ok(42));
+        assert_eq!(catch(pin!(async { 42 })).await, Ok(42));
     }
 }

@@ -7,7 +7,7 @@ use tokio::task::JoinSet;
 
 use super::ramp::threads_at;
 use super::scheduler::{stopped, Deal};
-use super::vuser::{RunContext, VirtualUser};
+use super::vuser::{pauses, Boxed, Holding, InPlace, RunContext, VirtualUser};
 use crate::plan::model::Stage;
 
 /// How often a staged ramp adjusts its number of users.
@@ -18,20 +18,37 @@ const RAMP_TICK: Duration = Duration::from_millis(100);
 pub async fn fixed(cx: RunContext, group: usize, deal: Deal, start: Instant, deadline: Option<Instant>) {
     let g = &cx.graph.groups[group];
     let (threads, ramp_up, loops) = (g.threads, g.ramp_up, g.loops);
+    let pauses = pauses(&g.think_time, &g.steps);
     let mut users = JoinSet::new();
     for vu in (1..=threads).filter(|vu| deal.owns_user(*vu)) {
-        let offset = ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads));
+        let at = super::clock::after(start, ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads)));
         let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
-        let mut stop = cx.stop.clone();
-        users.spawn(async move {
-            tokio::select! {
-                _ = tokio::time::sleep_until(super::clock::after(start, offset).into()) => user.run_closed(loops).await,
-                _ = stopped(&mut stop) => {}
-            }
-        });
+        let stop = cx.stop.clone();
+        if pauses {
+            users.spawn(start_then_run::<Boxed>(user, at, loops, stop));
+        } else {
+            users.spawn(start_then_run::<InPlace>(user, at, loops, stop));
+        }
     }
     drop(cx);
     while users.join_next().await.is_some() {}
+}
+
+/// A user's task: waits for its place in the ramp-up, then runs.
+async fn start_then_run<H: Holding>(
+    user: Box<VirtualUser>,
+    at: Instant,
+    loops: Option<u64>,
+    mut stop: watch::Receiver<bool>,
+) {
+    // The wait ends before the user runs, so its timer is not part of what the user's task holds.
+    let go = tokio::select! {
+        _ = tokio::time::sleep_until(at.into()) => true,
+        _ = stopped(&mut stop) => false,
+    };
+    if go {
+        user.run_closed::<H>(loops).await;
+    }
 }
 
 /// Users started and retired so that their number follows the stages (linear between targets); here runs
@@ -45,6 +62,7 @@ pub async fn staged(
     deadline: Option<Instant>,
 ) {
     let loops = cx.graph.groups[group].loops;
+    let pauses = pauses(&cx.graph.groups[group].think_time, &cx.graph.groups[group].steps);
     let total: Duration = stages.iter().map(|s| s.duration).sum();
     let mut users = JoinSet::new();
     // One retire switch per user number; a retired number is reused by the next user started.
@@ -72,7 +90,11 @@ pub async fn staged(
             slots[free] = Some(tx);
             let vu = deal.nth_user(free as u64);
             let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline).with_retire(rx));
-            users.spawn(user.run_closed(loops));
+            if pauses {
+                users.spawn(user.run_closed::<Boxed>(loops));
+            } else {
+                users.spawn(user.run_closed::<InPlace>(loops));
+            }
         }
         for s in slots.iter().rev().flatten().filter(|tx| !*tx.borrow()).take(running.saturating_sub(want)) {
             let _ = s.send(true);

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::ramp::Arrivals;
 use super::scheduler::{stopped, Active, Deal};
-use super::vuser::{RunContext, VirtualUser};
+use super::vuser::{pauses, Boxed, Holding, InPlace, RunContext, VirtualUser};
 use crate::plan::model::Stage;
 use crate::segment::Segment;
 
@@ -59,21 +59,31 @@ pub async fn open(
         // An iteration that started on schedule runs to its end: the schedule, not a deadline, bounds the group.
         move |made: u32| VirtualUser::new(cx.clone(), group, deal.nth_user(u64::from(made) - 1), None)
     };
-    let run = {
-        let active = active.clone();
-        move |mut user: VirtualUser, intended: Instant| {
-            let active = active.clone();
-            async move {
-                active.start(group);
-                user.iterate_caught(Some(intended.into_std())).await;
-                active.finish(group);
-                user
-            }
-        }
-    };
+    let g = &cx.graph.groups[group];
+    let pauses = pauses(&g.think_time, &g.steps);
     drop(cx);
     let arrivals = Arrivals::new(initial, &stages);
-    dispatch(arrivals, here, Instant::from_std(start), max, stop, make, run, (active, group)).await;
+    let (at, tally) = (Instant::from_std(start), (active.clone(), group));
+    if pauses {
+        let run = move |user, intended| iteration::<Boxed>(user, intended, active.clone(), group);
+        dispatch(arrivals, here, at, max, stop, make, run, tally).await;
+    } else {
+        let run = move |user, intended| iteration::<InPlace>(user, intended, active.clone(), group);
+        dispatch(arrivals, here, at, max, stop, make, run, tally).await;
+    }
+}
+
+/// One arrival's iteration on a worker of the pool, which is handed back for the next arrival.
+async fn iteration<H: Holding>(
+    mut user: VirtualUser,
+    intended: Instant,
+    active: Arc<Active>,
+    group: usize,
+) -> VirtualUser {
+    active.start(group);
+    user.iterate_caught::<H>(Some(intended.into_std())).await;
+    active.finish(group);
+    user
 }
 
 /// Starts `run(worker, intended)` for each arrival of `here` (arrival `k`, from 1, is item `k - 1`) on an

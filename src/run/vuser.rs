@@ -1,6 +1,7 @@
 //! A virtual user: its scope, its connection and cookie jar, and its iterations over the group's steps.
 
 use std::collections::HashSet;
+use std::pin::pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -24,7 +25,10 @@ use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
 use crate::template::{Scope, Tpl};
 
 mod flow;
+mod holding;
 mod transaction;
+
+pub use holding::{pauses, Boxed, Holding, InPlace};
 
 use transaction::Transactions;
 
@@ -138,10 +142,10 @@ impl VirtualUser {
 
     /// Closed model: iterate until the loops are done, the deadline passes, or the user or run stops.
     /// Boxed, so a task that waits to start the user and then runs it holds the user once, not twice.
-    pub async fn run_closed(mut self: Box<Self>, loops: Option<u64>) {
+    pub async fn run_closed<H: Holding>(mut self: Box<Self>, loops: Option<u64>) {
         self.cx.active.start(self.group);
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
-            if !self.iterate_caught(None).await {
+            if !self.iterate_caught::<H>(None).await {
                 break;
             }
         }
@@ -150,13 +154,20 @@ impl VirtualUser {
 
     /// One iteration; a panic outside any request ends the iteration with a failed sample labelled with
     /// the group's name, and the user goes on with its next one. False when the run or the group is over.
-    pub async fn iterate_caught(&mut self, intended: Option<Instant>) -> bool {
-        match catch(self.iterate(intended)).await {
+    pub async fn iterate_caught<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
+        let caught = {
+            let iteration = pin!(self.iterate::<H>(intended));
+            catch(iteration).await
+        };
+        match caught {
             Ok(go_on) => go_on,
             Err(why) => {
                 let label = self.cx.graph.groups[self.group].name.clone();
-                let sample = self.internal_error(label, why);
-                self.emit(sample).await && !self.must_stop()
+                let sent = {
+                    let sample = self.internal_error(label, why);
+                    self.emit(sample)
+                };
+                sent.await && !self.must_stop()
             }
         }
     }
@@ -197,12 +208,20 @@ impl VirtualUser {
             Some(dl) => dl.min(super::clock::after(Instant::now(), d)),
             None => super::clock::after(Instant::now(), d),
         };
+        if d > Duration::ZERO {
+            self.rest();
+        }
         let began = Instant::now();
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
             _ = stopped(&mut self.cx.stop) => {}
         }
         self.transactions.idle(began.elapsed());
+    }
+
+    /// What the user holds only for a request in flight is let go while it waits between requests.
+    fn rest(&mut self) {
+        self.client.release_idle_buffers();
     }
 
     /// Sends one request; `late` is how late its iteration started (open model), which counts against

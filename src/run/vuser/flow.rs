@@ -2,12 +2,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use rand::Rng;
 
-use super::super::catch::catch;
 use super::super::check::truthy;
+use super::holding::Holding;
 use super::VirtualUser;
 use crate::compile::{Graph, StepNode};
 use crate::plan::model::OnEof;
@@ -15,10 +16,29 @@ use crate::template::Tpl;
 
 type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
 
+/// A sample being handed to the sinks: true once they have it, false when they are gone.
+pub(super) enum Emit {
+    /// Handed over (or refused) at once.
+    Done(bool),
+    /// Waiting for room on the channel.
+    Wait(Pin<Box<dyn Future<Output = bool> + Send>>),
+}
+
+impl Future for Emit {
+    type Output = bool;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        match &mut *self {
+            Emit::Done(sent) => Poll::Ready(*sent),
+            Emit::Wait(wait) => wait.as_mut().poll(cx),
+        }
+    }
+}
+
 impl VirtualUser {
     /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
     /// first request's times are measured from it. False when the run or the group is over.
-    pub async fn iterate(&mut self, intended: Option<Instant>) -> bool {
+    pub async fn iterate<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
         self.iteration += 1;
         self.scope.set_iteration(self.iteration);
         if !self.cx.data.is_empty() {
@@ -34,12 +54,12 @@ impl VirtualUser {
         self.late = intended.map(|i| Instant::now().saturating_duration_since(i));
         let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
-        self.run_steps(&graph, steps).await && !self.must_stop()
+        self.run_steps::<H>(&graph, steps).await && !self.must_stop()
     }
 
-    async fn run_steps(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
+    async fn run_steps<H: Holding>(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
         for step in steps {
-            if self.must_stop() || !self.run_step(graph, step).await {
+            if self.must_stop() || !self.run_step::<H>(graph, step).await {
                 return false;
             }
         }
@@ -48,20 +68,26 @@ impl VirtualUser {
 
     /// The steps of a block: boxed, as blocks nest (an iteration's own steps are not, so a plain plan
     /// allocates nothing per iteration for them).
-    fn run_block<'a>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
-        Box::pin(self.run_steps(graph, steps))
+    fn run_block<'a, H: Holding>(&'a mut self, graph: &'a Graph, steps: &'a [StepNode]) -> Step<'a> {
+        Box::pin(self.run_steps::<H>(graph, steps))
     }
 
-    async fn run_step(&mut self, graph: &Graph, step: &StepNode) -> bool {
+    async fn run_step<H: Holding>(&mut self, graph: &Graph, step: &StepNode) -> bool {
         match step {
             StepNode::Request(node) => {
                 let late = self.late.take().unwrap_or_default();
-                let sample = match catch(self.request(graph, node, late)).await {
-                    Ok(sample) => sample,
-                    Err(why) => self.internal_error(node.step.name.clone(), why),
+                // Each value lives in a block of its own: one that outlived an await would take room in
+                // every user's task.
+                let sent = {
+                    let caught = H::request(self, graph, node, late).await;
+                    let sample = match caught {
+                        Ok(sample) => sample,
+                        Err(why) => self.internal_error(node.step.name.clone(), why),
+                    };
+                    self.transactions.add(&sample);
+                    self.emit(sample)
                 };
-                self.transactions.add(&sample);
-                if !self.emit(sample).await {
+                if !sent.await {
                     return false;
                 }
                 if !self.must_stop() {
@@ -75,22 +101,23 @@ impl VirtualUser {
             }
             StepNode::Transaction { name, steps } => {
                 self.transactions.open(name.clone());
-                let go_on = self.run_block(graph, steps).await;
-                let sample = self.transactions.close(self.thread.clone(), &self.cx.active, self.group);
-                if let Some(sample) = sample {
-                    if !self.emit(sample).await {
-                        return false;
-                    }
+                let go_on = self.run_block::<H>(graph, steps).await;
+                let sent = match self.transactions.close(self.thread.clone(), &self.cx.active, self.group) {
+                    Some(sample) => self.emit(sample),
+                    None => Emit::Done(true),
+                };
+                if !sent.await {
+                    return false;
                 }
                 go_on
             }
             StepNode::If { cond, then, otherwise } => {
                 let branch = if self.condition(graph, cond) { then } else { otherwise };
-                self.run_block(graph, branch).await
+                self.run_block::<H>(graph, branch).await
             }
             StepNode::Loop { count, steps } => {
                 for _ in 0..*count {
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -101,7 +128,7 @@ impl VirtualUser {
                     if !self.condition(graph, cond) {
                         break;
                     }
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -110,7 +137,7 @@ impl VirtualUser {
             StepNode::ForEach { list, var, steps } => {
                 for item in self.list(graph, list) {
                     self.scope.set_var(var.clone(), item);
-                    if !self.run_block(graph, steps).await {
+                    if !self.run_block::<H>(graph, steps).await {
                         return false;
                     }
                 }
@@ -118,7 +145,7 @@ impl VirtualUser {
             }
             StepNode::Once { id, steps } => {
                 if self.once_done.insert(*id) {
-                    return self.run_block(graph, steps).await;
+                    return self.run_block::<H>(graph, steps).await;
                 }
                 true
             }
@@ -129,7 +156,7 @@ impl VirtualUser {
                 }
                 let pick = self.scope.with_rng(|r| r.random_range(0..total));
                 match branches.iter().find(|(w, _)| pick < *w) {
-                    Some((_, steps)) => self.run_block(graph, steps).await,
+                    Some((_, steps)) => self.run_block::<H>(graph, steps).await,
                     None => true,
                 }
             }
@@ -137,14 +164,17 @@ impl VirtualUser {
     }
 
     /// Hands a sample to the sinks; when they fall behind the user waits (never drops it) and it is counted.
-    pub(super) async fn emit(&mut self, sample: crate::sample::Sample) -> bool {
+    /// Not an `async fn`: one would keep room for the sample in every user's task for as long as the user
+    /// lives; here the sample is handed over at once, and only a wait (rare) holds it, boxed.
+    pub(super) fn emit(&mut self, sample: crate::sample::Sample) -> Emit {
         use tokio::sync::mpsc::error::TrySendError;
         match self.cx.tx.try_send(sample) {
-            Ok(()) => true,
-            Err(TrySendError::Closed(_)) => false,
+            Ok(()) => Emit::Done(true),
+            Err(TrySendError::Closed(_)) => Emit::Done(false),
             Err(TrySendError::Full(sample)) => {
                 self.cx.active.waited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.cx.tx.send(sample).await.is_ok()
+                let tx = self.cx.tx.clone();
+                Emit::Wait(Box::pin(async move { tx.send(sample).await.is_ok() }))
             }
         }
     }
