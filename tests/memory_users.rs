@@ -34,8 +34,8 @@ fn users_that_think_between_requests_keep_their_connection_and_every_request_suc
 
 #[test]
 fn a_head_larger_than_the_head_buffer_after_a_pause_is_read_whole() {
-    // The first response of each pair grows the head buffer past its 2 KiB; the pause then frees it, and
-    // the next response (of the same size) is read into a buffer made afresh.
+    // A 3 KiB head, larger than the 2 KiB head buffer users once held, before and after each pause: read
+    // whole in the thread's scratch buffer, an extracted header and an `expr:` assertion see all of it.
     let pad = "p".repeat(3000);
     let response = format!("HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: 2\r\n\r\nok");
     let server = RawServer::start(Box::leak(response.into_bytes().into_boxed_slice()), u64::MAX);

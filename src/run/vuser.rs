@@ -208,20 +208,12 @@ impl VirtualUser {
             Some(dl) => dl.min(super::clock::after(Instant::now(), d)),
             None => super::clock::after(Instant::now(), d),
         };
-        if d > Duration::ZERO {
-            self.rest();
-        }
         let began = Instant::now();
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
             _ = stopped(&mut self.cx.stop) => {}
         }
         self.transactions.idle(began.elapsed());
-    }
-
-    /// What the user holds only for a request in flight is let go while it waits between requests.
-    fn rest(&mut self) {
-        self.client.release_idle_buffers();
     }
 
     /// Sends one request; `late` is how late its iteration started (open model), which counts against

@@ -164,12 +164,6 @@ impl Client {
         jar.get_request_values(&url).find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
     }
 
-    /// Frees the head buffer while the user has nothing in flight (a think time): 10,000 thinking users
-    /// would otherwise hold 2 KiB each for nothing. The next exchange makes it again.
-    pub fn release_idle_buffers(&mut self) {
-        self.head = Vec::new();
-    }
-
     /// Drops the connection: a panic may have left it mid-exchange.
     pub fn forget_connection(&mut self) {
         self.conn = None;
