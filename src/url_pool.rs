@@ -11,27 +11,44 @@ const KEPT: usize = 4096;
 /// A buffer larger than this is freed rather than kept.
 const LARGEST: usize = 1024;
 
-static POOL: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// The run's pool.
+static POOL: Pool = Pool::new();
 
-/// An empty buffer for a URL: one handed back, or a new one of `capacity` bytes. Never waits: a pool that
-/// another thread holds just now is a miss.
+/// Empty URL buffers, ready for another request.
+struct Pool(Mutex<Vec<String>>);
+
+impl Pool {
+    const fn new() -> Self {
+        Pool(Mutex::new(Vec::new()))
+    }
+
+    /// Never waits: a pool that another thread holds just now is a miss.
+    fn take(&self) -> Option<String> {
+        self.0.try_lock().ok().and_then(|mut kept| kept.pop())
+    }
+
+    fn reclaim(&self, samples: &mut Vec<Sample>) {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for sample in samples.drain(..) {
+            match sample.url {
+                Some(mut url) if kept.len() < KEPT && url.capacity() <= LARGEST => {
+                    url.clear();
+                    kept.push(url);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// An empty buffer for a URL: one handed back, or a new one of `capacity` bytes.
 pub(crate) fn url_buffer(capacity: usize) -> String {
-    let reused = POOL.try_lock().ok().and_then(|mut pool| pool.pop());
-    reused.unwrap_or_else(|| String::with_capacity(capacity))
+    POOL.take().unwrap_or_else(|| String::with_capacity(capacity))
 }
 
 /// Empties `samples`, keeping their URL buffers for [`url_buffer`].
 pub(crate) fn reclaim(samples: &mut Vec<Sample>) {
-    let mut pool = POOL.lock().unwrap_or_else(PoisonError::into_inner);
-    for sample in samples.drain(..) {
-        match sample.url {
-            Some(mut url) if pool.len() < KEPT && url.capacity() <= LARGEST => {
-                url.clear();
-                pool.push(url);
-            }
-            _ => {}
-        }
-    }
+    POOL.reclaim(samples);
 }
 
 #[cfg(test)]
@@ -41,19 +58,34 @@ mod tests {
 
     #[test]
     fn a_reclaimed_url_comes_back_empty_and_an_oversized_one_is_not_kept() {
+        let pool = Pool::new();
         let mut kept = sample("a");
         let mut url = String::with_capacity(777);
         url.push_str("http://x/");
         kept.url = Some(url);
         let mut big = sample("b");
         big.url = Some("y".repeat(LARGEST + 1));
-        let mut samples = vec![kept, big];
-        reclaim(&mut samples);
+        let mut none = sample("c");
+        none.url = None;
+        let mut samples = vec![kept, big, none];
+        pool.reclaim(&mut samples);
         assert!(samples.is_empty());
-        // Other tests of this binary may use the pool at the same time: look for ours among what is there.
-        let taken: Vec<String> = std::mem::take(&mut *POOL.lock().unwrap());
-        assert!(taken.iter().all(String::is_empty));
-        assert!(taken.iter().any(|s| s.capacity() == 777));
-        assert!(taken.iter().all(|s| s.capacity() <= LARGEST));
+        let back = pool.take().unwrap();
+        assert_eq!((back.len(), back.capacity()), (0, 777));
+        assert_eq!(pool.take(), None, "the oversized buffer was freed");
+    }
+
+    #[test]
+    fn the_pool_keeps_a_bounded_number_of_buffers() {
+        let pool = Pool::new();
+        let mut samples: Vec<Sample> = (0..KEPT + 10)
+            .map(|_| {
+                let mut s = sample("a");
+                s.url = Some(String::from("u"));
+                s
+            })
+            .collect();
+        pool.reclaim(&mut samples);
+        assert_eq!(pool.0.lock().unwrap().len(), KEPT);
     }
 }
