@@ -10,6 +10,7 @@ use std::mem::MaybeUninit;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 
+use super::common_head;
 use super::headers::Headers;
 
 /// Header lines a response head may have (hyper's default).
@@ -116,14 +117,30 @@ pub enum Parsed {
 
 /// Parses the head at the start of `buf`: `Ok(None)` while it is incomplete. `method` is the request's.
 pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeError> {
-    // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than parsing).
-    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
-    let mut res = httparse::Response::new(&mut []);
-    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines)? {
-        httparse::Status::Partial => return Ok(None),
-        httparse::Status::Complete(len) => len,
+    let mut seen = Seen::default();
+    let (len, code, minor, reason) = match common_head::parse(buf, |name, value| seen.line(buf, name, value)) {
+        Some((len, status)) => (len, status.code, status.minor, status.reason),
+        None => {
+            seen = Seen::default();
+            // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than
+            // parsing).
+            let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
+            let mut res = httparse::Response::new(&mut []);
+            let len = match httparse::ParserConfig::default()
+                .parse_response_with_uninit_headers(&mut res, buf, &mut lines)?
+            {
+                httparse::Status::Partial => return Ok(None),
+                httparse::Status::Complete(len) => len,
+            };
+            let (Some(code), Some(minor), Some(reason)) = (res.code, res.version, res.reason) else {
+                return Err(DecodeError::Status);
+            };
+            for h in res.headers.iter() {
+                seen.line(buf, h.name.as_bytes(), h.value);
+            }
+            (len, code, minor, reason)
+        }
     };
-    let (Some(code), Some(minor)) = (res.code, res.version) else { return Err(DecodeError::Status) };
     let status = StatusCode::from_u16(code).map_err(|_| DecodeError::Status)?;
     if code == 101 {
         return Err(DecodeError::Upgrade);
@@ -135,36 +152,9 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
         return Err(DecodeError::TooLarge);
     }
     let version = if minor == 1 { Version::HTTP_11 } else { Version::HTTP_10 };
-    let mut keep_alive = version == Version::HTTP_11;
-    let mut saw_close = false;
-    let mut lengths = Lengths::default();
-    let mut transfer_encoding: Option<&[u8]> = None;
-    let mut content_type = None;
-    let mut set_cookie = false;
-    for h in res.headers.iter() {
-        let (name, value) = (h.name.as_bytes(), h.value);
-        // httparse checked every name and value against RFC 9110's grammar, as `http`'s types would; only the
-        // lines that decide the framing, the dataType and the cookie jar's work are looked at here.
-        match name.len() {
-            10 if name.eq_ignore_ascii_case(b"connection") => {
-                if saw_close || has_token(value, "close") {
-                    saw_close = true;
-                    keep_alive = false;
-                } else if !keep_alive {
-                    keep_alive = has_token(value, "keep-alive");
-                }
-            }
-            10 if name.eq_ignore_ascii_case(b"set-cookie") => set_cookie = true,
-            12 if content_type.is_none() && name.eq_ignore_ascii_case(b"content-type") => {
-                // httparse's value is a slice of `buf`, whose first `len` bytes become the head's copy.
-                let start = (value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
-                content_type = u32::try_from(start).ok().zip(u32::try_from(value.len()).ok());
-            }
-            14 if name.eq_ignore_ascii_case(b"content-length") => lengths.add(value),
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => transfer_encoding = Some(value),
-            _ => {}
-        }
-    }
+    let Seen { connection_close, connection_keep_alive, mut lengths, transfer_encoding, content_type, set_cookie } =
+        seen;
+    let mut keep_alive = if connection_close { false } else { version == Version::HTTP_11 || connection_keep_alive };
     let framing = if code == 204 || code == 304 || *method == Method::HEAD {
         Framing::Empty
     } else if *method == Method::CONNECT && (200..300).contains(&code) {
@@ -184,7 +174,7 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
             Framing::Close
         }
     } else if lengths.seen {
-        match lengths.value {
+        match lengths.value.take() {
             Some(0) if !lengths.bad => Framing::Empty,
             Some(n) if !lengths.bad && n < u64::MAX - 1 => Framing::Length(n),
             _ => return Err(DecodeError::ContentLength),
@@ -195,14 +185,78 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
     if framing == Framing::Close {
         keep_alive = false;
     }
-    let reason = match (res.reason, status.canonical_reason()) {
-        (Some(sent), Some(standard)) if sent == standard => Cow::Borrowed(standard),
-        (Some(sent), _) => Cow::Owned(sent.to_owned()),
-        (None, standard) => Cow::Borrowed(standard.unwrap_or("")),
+    let reason = match status.canonical_reason() {
+        Some(standard) if reason == standard => Cow::Borrowed(standard),
+        _ => Cow::Owned(reason.to_owned()),
     };
     let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
     let headers = Headers::new(raw, content_type, set_cookie);
     Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, framing, keep_alive })))
+}
+
+/// What the header lines of a head say about its framing, its dataType and its cookies. httparse (or
+/// [`common_head`], which reads the same grammar) checked every name and value against RFC 9110's grammar, as
+/// `http`'s types would; only the lines that matter here are looked at.
+#[derive(Debug, Default)]
+struct Seen<'a> {
+    connection_close: bool,
+    connection_keep_alive: bool,
+    lengths: Lengths,
+    transfer_encoding: Option<&'a [u8]>,
+    /// Where the first Content-Type value is in the head.
+    content_type: Option<(u32, u32)>,
+    set_cookie: bool,
+}
+
+impl<'a> Seen<'a> {
+    /// One header line of the head `buf`; `value` is a slice of `buf`.
+    fn line(&mut self, buf: &[u8], name: &[u8], value: &'a [u8]) {
+        match name.len() {
+            10 if is_name(name, b"connection") => {
+                // The usual value alone first: splitting a list costs more than the rest of the line.
+                if value.eq_ignore_ascii_case(b"keep-alive") {
+                    self.connection_keep_alive = true;
+                } else if has_token(value, "close") {
+                    self.connection_close = true;
+                } else if has_token(value, "keep-alive") {
+                    self.connection_keep_alive = true;
+                }
+            }
+            10 if is_name(name, b"set-cookie") => self.set_cookie = true,
+            12 if self.content_type.is_none() && is_name(name, b"content-type") => {
+                let start = (value.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
+                self.content_type = u32::try_from(start).ok().zip(u32::try_from(value.len()).ok());
+            }
+            14 if is_name(name, b"content-length") => self.lengths.add(value),
+            17 if is_name(name, b"transfer-encoding") => self.transfer_encoding = Some(value),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a header name (tchars only) is `lower` in any case, eight bytes at a time. `lower` is lower case
+/// and at least eight bytes long; setting 0x20 in every byte lower-cases a tchar and maps no other tchar onto a
+/// lower-case letter or `-`.
+#[inline]
+fn is_name(name: &[u8], lower: &[u8]) -> bool {
+    const CASE: u64 = u64::from_le_bytes([0x20; 8]);
+    let word =
+        |bytes: &[u8], at: usize| bytes.get(at..).and_then(<[u8]>::first_chunk::<8>).map(|w| u64::from_le_bytes(*w));
+    if name.len() != lower.len() || lower.len() < 8 {
+        return false;
+    }
+    let mut at = 0;
+    loop {
+        // The last word overlaps the one before it rather than running past the end.
+        let at_word = at.min(lower.len() - 8);
+        if word(name, at_word).map(|w| w | CASE) != word(lower, at_word) {
+            return false;
+        }
+        at += 8;
+        if at >= lower.len() {
+            return true;
+        }
+    }
 }
 
 /// Parses what `buf[..*filled]` holds: skips complete interim (1xx) responses (moving what follows them to
@@ -270,6 +324,10 @@ struct Lengths {
 impl Lengths {
     fn add(&mut self, line: &[u8]) {
         self.seen = true;
+        if let Some(n) = digits(line).filter(|&n| self.value.is_none_or(|v| v == n)) {
+            self.value = Some(n);
+            return;
+        }
         for part in line.split(|&b| b == b',') {
             match digits(trim(part)) {
                 Some(n) if self.value.is_none_or(|v| v == n) => self.value = Some(n),

@@ -1,8 +1,11 @@
 //! The sampler's HTTP/1.1 engine: a keep-alive connection per origin and virtual user, plain or TLS (rustls),
-//! driven in the user's own task and measured on the socket. The response parser is `httparse`; framing,
-//! limits and connection reuse are planrun's own ([`decode`]).
+//! driven in the user's own task and measured on the socket. The response parser is `httparse`, with a
+//! one-pass reader for the usual head in front of it ([`common_head`]); framing, limits and connection reuse are
+//! planrun's own ([`decode`]).
 
 mod client;
+#[doc(hidden)]
+pub mod common_head;
 mod conn;
 mod counting;
 mod deadline;
