@@ -8,7 +8,7 @@
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::task::Poll;
+use std::task::{Poll, Waker};
 
 use tokio::runtime::{Handle, Id};
 use tokio::time::{Instant, Sleep};
@@ -22,6 +22,8 @@ pub struct Elapsed;
 pub struct Deadline {
     /// The timer and the runtime it belongs to (a client used from another runtime gets a new one).
     timer: Option<(Pin<Box<Sleep>>, Id)>,
+    /// The waker the timer last registered, while it is still registered.
+    registered: Option<Waker>,
 }
 
 impl Deadline {
@@ -32,20 +34,34 @@ impl Deadline {
         let runtime = Handle::current().id();
         if self.timer.as_ref().is_some_and(|(_, id)| *id != runtime) {
             self.timer = None;
+            self.registered = None;
         }
+        let registered = &mut self.registered;
         let (timer, _) = self.timer.get_or_insert_with(|| (Box::pin(tokio::time::sleep_until(deadline)), runtime));
         if timer.deadline() > deadline {
             // A step with a shorter timeout than the one that armed the timer.
             timer.as_mut().reset(deadline);
+            *registered = None;
         }
         poll_fn(|cx| {
             if let Poll::Ready(out) = work.as_mut().poll(cx) {
                 return Poll::Ready(Ok(out));
             }
+            // A timer that has not fired and holds this task's waker already would only register it again:
+            // skipping that poll is a tenth of a request's instructions on a fast server.
+            if !timer.is_elapsed() && registered.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                return Poll::Pending;
+            }
             loop {
                 match timer.as_mut().poll(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(()) if timer.deadline() >= deadline => return Poll::Ready(Err(Elapsed)),
+                    Poll::Pending => {
+                        *registered = Some(cx.waker().clone());
+                        return Poll::Pending;
+                    }
+                    Poll::Ready(()) if timer.deadline() >= deadline => {
+                        *registered = None;
+                        return Poll::Ready(Err(Elapsed));
+                    }
                     // Armed by an earlier request: move it to this one's deadline and wait again.
                     Poll::Ready(()) => timer.as_mut().reset(deadline),
                 }

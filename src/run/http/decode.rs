@@ -138,7 +138,7 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
             for h in res.headers.iter() {
                 seen.line(buf, h.name.as_bytes(), h.value);
             }
-            (len, code, minor, reason)
+            (len, code, minor, reason.as_bytes())
         }
     };
     let status = StatusCode::from_u16(code).map_err(|_| DecodeError::Status)?;
@@ -186,8 +186,9 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
         keep_alive = false;
     }
     let reason = match status.canonical_reason() {
-        Some(standard) if reason == standard => Cow::Borrowed(standard),
-        _ => Cow::Owned(reason.to_owned()),
+        Some(standard) if reason == standard.as_bytes() => Cow::Borrowed(standard),
+        // Either parser's reason is ASCII or text: nothing is lost.
+        _ => Cow::Owned(String::from_utf8_lossy(reason).into_owned()),
     };
     let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
     let headers = Headers::new(raw, content_type, set_cookie);
