@@ -348,7 +348,7 @@ impl Client {
             };
             conn.stats.reset();
             let result = conn.exchange(req, &wire, inline, keep).await;
-            let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.stats.first_read());
+            let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.first_read);
             let reusable = conn.reusable();
             settle(&conn.stats, ex);
             match result {
@@ -530,10 +530,10 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         None => Stream::Plain(Counting::new(stream, stats.clone())),
         Some((connector, name)) => {
             let tls = connector
-                .connect(name, Counting::bytes_only(stream, stats.clone()))
+                .connect(name, Counting::new(stream, stats.clone()))
                 .await
                 .map_err(|e| Failure::tls_handshake(&e))?;
-            Stream::Tls(Box::new(Counting::first_read_only(tls, stats.clone())))
+            Stream::Tls(Box::new(tls))
         }
     };
     Ok(Conn::new(origin, stream, stats))

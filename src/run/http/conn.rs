@@ -7,6 +7,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Instant;
 
 use bytes::BytesMut;
 use http::header::CONNECTION;
@@ -44,12 +45,14 @@ pub struct Conn {
     pub stats: Arc<WireStats>,
     /// Whether it may carry another request.
     reusable: bool,
+    /// When the last exchange's response began: its first bytes came (decrypted ones, over TLS).
+    pub first_read: Option<Instant>,
 }
 
 impl Conn {
     /// A connection over an opened stream.
     pub fn new(origin: Arc<Origin>, io: Stream, stats: Arc<WireStats>) -> Self {
-        Self { origin, io, stats, reusable: true }
+        Self { origin, io, stats, reusable: true, first_read: None }
     }
 
     /// Whether the connection can take another request: the last response left it open, and (with `look`)
@@ -83,6 +86,7 @@ impl Conn {
         keep: usize,
     ) -> Result<Received, Failure> {
         self.reusable = false;
+        self.first_read = None;
         self.io.write_all(head).await.map_err(|e| Failure::io(&e))?;
         if !inline {
             self.io.write_all(&req.body).await.map_err(|e| Failure::io(&e))?;
@@ -102,7 +106,7 @@ impl Conn {
         // read: they are still in the scratch buffer then.
         let mut reader = HeadReader::default();
         let (head, mut body, mut extra) = loop {
-            let step = read_scratch(&mut self.io, |got| {
+            let step = read_scratch(&mut self.io, &mut self.first_read, |got| {
                 let Some((head, early)) = reader.take(got, &req.method)? else { return Ok(None) };
                 let mut body = BodyDecoder::new(head.framing);
                 let used = body.feed(early, &mut sink)?;
@@ -119,7 +123,10 @@ impl Conn {
         };
         drop(reader);
         while !body.is_done() {
-            let step = read_scratch(&mut self.io, |got| body.feed(got, &mut sink).map(|used| used < got.len())).await;
+            let step = read_scratch(&mut self.io, &mut self.first_read, |got| {
+                body.feed(got, &mut sink).map(|used| used < got.len())
+            })
+            .await;
             match step {
                 Ok(Some(more)) => extra |= more.map_err(|e| Failure::decode(&e))?,
                 Ok(None) => body.eof().map_err(|e| Failure::decode(&e))?,
@@ -141,7 +148,12 @@ fn has_close(value: &[u8]) -> bool {
 }
 
 /// Reads once into the thread's scratch buffer and hands what came to `f`: `None` at the end of the stream.
-async fn read_scratch<R>(io: &mut Stream, mut f: impl FnMut(&mut [u8]) -> R) -> io::Result<Option<R>> {
+/// The first read that brings bytes notes when in `began`.
+async fn read_scratch<R>(
+    io: &mut Stream,
+    began: &mut Option<Instant>,
+    mut f: impl FnMut(&mut [u8]) -> R,
+) -> io::Result<Option<R>> {
     std::future::poll_fn(|cx| {
         SCRATCH_BUF.with(|cell| {
             let mut own;
@@ -158,7 +170,10 @@ async fn read_scratch<R>(io: &mut Stream, mut f: impl FnMut(&mut [u8]) -> R) -> 
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
                 Poll::Ready(Ok(())) if rb.filled().is_empty() => Poll::Ready(Ok(None)),
-                Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(f(rb.filled_mut())))),
+                Poll::Ready(Ok(())) => {
+                    began.get_or_insert_with(Instant::now);
+                    Poll::Ready(Ok(Some(f(rb.filled_mut()))))
+                }
             }
         })
     })

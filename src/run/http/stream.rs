@@ -14,10 +14,10 @@ use super::counting::Counting;
 /// the common case under load, pay no indirection; the TLS state (kilobytes of buffers) is boxed.
 #[derive(Debug)]
 pub enum Stream {
-    /// http: the socket, counted and timed.
+    /// http: the socket, counted.
     Plain(Counting<TcpStream>),
-    /// https: TLS over the counted socket, timed on the decrypted side.
-    Tls(Box<Counting<TlsStream<Counting<TcpStream>>>>),
+    /// https: TLS over the counted socket.
+    Tls(Box<TlsStream<Counting<TcpStream>>>),
 }
 
 macro_rules! delegate {
