@@ -91,7 +91,10 @@ impl Conn {
         if !inline {
             self.io.write_all(&req.body).await.map_err(|e| Failure::io(&e))?;
         }
-        self.io.flush().await.map_err(|e| Failure::io(&e))?;
+        // A TCP socket's flush does nothing; TLS writes its records out on it.
+        if matches!(self.io, Stream::Tls(_)) {
+            self.io.flush().await.map_err(|e| Failure::io(&e))?;
+        }
         let close_asked = req.headers.iter().any(|(n, v)| n == CONNECTION && has_close(v.as_bytes()));
         let mut kept = (keep > 0).then(BytesMut::new);
         let mut size = 0u64;

@@ -215,7 +215,7 @@ impl<'a> Seen<'a> {
         match name.len() {
             10 if is_name(name, b"connection") => {
                 // The usual value alone first: splitting a list costs more than the rest of the line.
-                if value.eq_ignore_ascii_case(b"keep-alive") {
+                if is_name(value, b"keep-alive") {
                     self.connection_keep_alive = true;
                 } else if has_token(value, "close") {
                     self.connection_close = true;
@@ -235,9 +235,9 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// Whether a header name (tchars only) is `lower` in any case, eight bytes at a time. `lower` is lower case
-/// and at least eight bytes long; setting 0x20 in every byte lower-cases a tchar and maps no other tchar onto a
-/// lower-case letter or `-`.
+/// Whether a header name (tchars only) or value is `lower` in any case, eight bytes at a time. `lower` is
+/// lower case letters and `-`, at least eight bytes long; setting 0x20 in a byte lower-cases a letter, and of
+/// the bytes a name or a value may hold (no controls: 0x0d would become `-`), maps no other onto a letter or `-`.
 #[inline]
 fn is_name(name: &[u8], lower: &[u8]) -> bool {
     const CASE: u64 = u64::from_le_bytes([0x20; 8]);
