@@ -59,6 +59,8 @@ pub struct RequestNode {
     pub headers: Vec<HeaderNode>,
     /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
     pub needs_body: bool,
+    /// True when an assertion or extractor reads the response's headers, so they must be kept.
+    pub needs_headers: bool,
     /// A raw body's `content_type`, made into a header value once (`None` when there is none or it is not
     /// a valid header value; the request then fails saying so).
     pub content_type: Option<HeaderValue>,
@@ -106,6 +108,8 @@ fn request(mut r: RequestStep) -> RequestNode {
                     | Check::Expr(_)
             )
         }) || r.extract.iter().any(|e| matches!(e.from, ExtractFrom::Regex { .. } | ExtractFrom::JsonPath { .. }));
+    let needs_headers = r.asserts.iter().any(|a: &Assertion| matches!(a.check, Check::Header { .. } | Check::Expr(_)))
+        || r.extract.iter().any(|e| matches!(e.from, ExtractFrom::Header(_)));
     let line = r.span.line;
     let query_keys =
         r.query.iter().map(|(k, _)| url::form_urlencoded::byte_serialize(k.as_bytes()).collect()).collect();
@@ -113,7 +117,7 @@ fn request(mut r: RequestStep) -> RequestNode {
         Body::Raw { content_type: Some(ct), .. } => HeaderValue::from_str(ct).ok(),
         _ => None,
     };
-    RequestNode { step: r, query_keys, headers, needs_body, content_type, line }
+    RequestNode { step: r, query_keys, headers, needs_body, needs_headers, content_type, line }
 }
 
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.

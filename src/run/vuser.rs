@@ -247,6 +247,7 @@ impl VirtualUser {
             keep: if node.needs_body { usize::MAX } else { keep },
             follow_redirects: step.follow_redirects,
             record,
+            headers: node.needs_headers || any,
         };
         let mut ex = self.client.exchange(&wire, step.timeout, how).await;
         let mut sample = new_sample(&self.thread);

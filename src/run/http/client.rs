@@ -182,13 +182,14 @@ impl Client {
         follow_redirects: bool,
     ) -> Exchange {
         let keep = if keep_body { self.body_limit } else { 0 };
-        self.exchange(original, timeout, How { keep, follow_redirects, record: Record::Nothing }).await
+        self.exchange(original, timeout, How { keep, follow_redirects, record: Record::Nothing, headers: true }).await
     }
 
     /// Sends a request within `timeout` as `how` says, measuring everything.
     pub async fn exchange(&mut self, original: &WireRequest, timeout: Duration, how: How) -> Exchange {
-        let How { keep, follow_redirects, record: level } = how;
+        let How { keep, follow_redirects, record: level, headers } = how;
         let record = level > Record::Nothing;
+        let headers = headers || record;
         let keep = keep.min(self.body_limit);
         let start = Instant::now();
         let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
@@ -226,7 +227,7 @@ impl Client {
             let mut connecting: Option<Instant> = None;
             let mut timer = std::mem::take(&mut self.timer);
             let hop_result = {
-                let work = pin!(self.one(req, keep, &mut ex, &mut connecting, &mut first_byte));
+                let work = pin!(self.one(req, (keep, headers), &mut ex, &mut connecting, &mut first_byte));
                 timer.run(deadline, work).await
             };
             self.timer = timer;
@@ -301,7 +302,7 @@ impl Client {
     async fn one(
         &mut self,
         req: &WireRequest,
-        keep: usize,
+        keep: (usize, bool),
         ex: &mut Exchange,
         connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,

@@ -13,7 +13,7 @@ use bytes::BytesMut;
 use http::header::CONNECTION;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 
-use super::client::{data_type, Response};
+use super::client::Response;
 use super::counting::WireStats;
 use super::decode::{BodyDecoder, DecodeError, Head, HeadReader};
 use super::error::Failure;
@@ -77,13 +77,13 @@ impl Conn {
     }
 
     /// Sends `head` (the encoded request head, with the body when `inline`) and reads the response, keeping
-    /// up to `keep` bytes of its body.
+    /// up to `keep.0` bytes of its body, and its headers when `keep.1` (see [`super::How::headers`]).
     pub async fn exchange(
         &mut self,
         req: &WireRequest,
         head: &[u8],
         inline: bool,
-        keep: usize,
+        (keep, keep_headers): (usize, bool),
     ) -> Result<Received, Failure> {
         self.reusable = false;
         self.first_read = None;
@@ -110,7 +110,7 @@ impl Conn {
         let mut reader = HeadReader::default();
         let (head, mut body, mut extra) = loop {
             let step = read_scratch(&mut self.io, &mut self.first_read, |got| {
-                let Some((head, early)) = reader.take(got, &req.method)? else { return Ok(None) };
+                let Some((head, early)) = reader.take(got, &req.method, keep_headers)? else { return Ok(None) };
                 let mut body = BodyDecoder::new(head.framing);
                 let used = body.feed(early, &mut sink)?;
                 Ok::<_, DecodeError>(Some((head, body, used < early.len())))
@@ -138,8 +138,7 @@ impl Conn {
         }
         // Bytes after the response were not asked for: the connection's framing cannot be trusted further.
         self.reusable = head.keep_alive && !extra && !close_asked;
-        let Head { status, reason, version, headers, .. } = head;
-        let data_type = data_type(headers.content_type());
+        let Head { status, reason, version, headers, data_type, .. } = head;
         let body = kept.map(BytesMut::freeze);
         Ok((Response { status, reason, data_type, body, headers, version }, size))
     }

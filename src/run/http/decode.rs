@@ -11,7 +11,8 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 
 use super::common_head;
-use super::headers::Headers;
+use super::headers::{self, Headers};
+use crate::sample::DataType;
 
 /// Header lines a response head may have (hyper's default).
 pub const MAX_HEADERS: usize = 100;
@@ -98,8 +99,10 @@ pub struct Head {
     pub reason: Cow<'static, str>,
     /// HTTP/1.0 or HTTP/1.1.
     pub version: Version,
-    /// The headers.
+    /// The headers (empty when they were not asked for: see [`parse_head_keeping`]).
     pub headers: Headers,
+    /// JMeter's dataType, from the first Content-Type.
+    pub data_type: DataType,
     /// How the body ends.
     pub framing: Framing,
     /// Whether the connection may carry another request once the body is read.
@@ -117,6 +120,13 @@ pub enum Parsed {
 
 /// Parses the head at the start of `buf`: `Ok(None)` while it is incomplete. `method` is the request's.
 pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeError> {
+    parse_head_keeping(buf, method, true)
+}
+
+/// [`parse_head`], the headers copied out of `buf` only when `headers` asks for them, Set-Cookie lines
+/// come (the cookie jar reads them) or the status is 3xx (a redirect's Location): most samples never look
+/// at them, and the copy and its release were 200 instructions a request.
+pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<Option<Parsed>, DecodeError> {
     let mut seen = Seen::default();
     let (len, code, minor, reason) = match common_head::parse(buf, |name, value| seen.line(buf, name, value)) {
         Some((len, status)) => (len, status.code, status.minor, status.reason),
@@ -190,9 +200,16 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
         // Either parser's reason is ASCII or text: nothing is lost.
         _ => Cow::Owned(String::from_utf8_lossy(reason).into_owned()),
     };
-    let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
-    let headers = Headers::new(raw, content_type, set_cookie);
-    Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, framing, keep_alive })))
+    let headers = if headers || set_cookie || (300..400).contains(&code) {
+        Headers::new(Bytes::copy_from_slice(buf.get(..len).unwrap_or_default()), content_type, set_cookie)
+    } else {
+        Headers::default()
+    };
+    let data_type = match content_type {
+        Some((start, len)) => super::client::data_type(headers::visible(buf, start, len)),
+        None => DataType::None,
+    };
+    Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, data_type, framing, keep_alive })))
 }
 
 /// What the header lines of a head say about its framing, its dataType and its cookies. httparse (or
@@ -263,12 +280,17 @@ fn is_name(name: &[u8], lower: &[u8]) -> bool {
 /// Parses what `buf[..*filled]` holds: skips complete interim (1xx) responses (moving what follows them to
 /// the front, `*filled` shrinking), and returns the final head and where its body starts once it is complete;
 /// `Ok(None)` when more bytes are needed. The I/O loop around it reads into `buf[*filled..]`.
-pub fn next_head(buf: &mut [u8], filled: &mut usize, method: &Method) -> Result<Option<(Head, usize)>, DecodeError> {
+fn next_head(
+    buf: &mut [u8],
+    filled: &mut usize,
+    method: &Method,
+    headers: bool,
+) -> Result<Option<(Head, usize)>, DecodeError> {
     loop {
         if *filled == 0 {
             return Ok(None);
         }
-        match parse_head(buf.get(..*filled).unwrap_or_default(), method)? {
+        match parse_head_keeping(buf.get(..*filled).unwrap_or_default(), method, headers)? {
             Some(Parsed::Final(at, head)) => return Ok(Some((head, at))),
             Some(Parsed::Interim(len)) => {
                 buf.copy_within(len..*filled, 0);
@@ -290,11 +312,17 @@ pub struct HeadReader {
 
 impl HeadReader {
     /// Takes the bytes of one read (rearranged in place when interim heads are skipped). Once the final head
-    /// is complete, returns it and the bytes that follow it: the start of the body.
-    pub fn take<'a>(&'a mut self, got: &'a mut [u8], method: &Method) -> Result<Option<(Head, &'a [u8])>, DecodeError> {
+    /// is complete, returns it and the bytes that follow it: the start of the body. `headers`: as
+    /// [`parse_head_keeping`].
+    pub fn take<'a>(
+        &'a mut self,
+        got: &'a mut [u8],
+        method: &Method,
+        headers: bool,
+    ) -> Result<Option<(Head, &'a [u8])>, DecodeError> {
         if self.partial.is_empty() {
             let mut filled = got.len();
-            return match next_head(got, &mut filled, method)? {
+            return match next_head(got, &mut filled, method, headers)? {
                 Some((head, at)) => Ok(Some((head, got.get(at..filled).unwrap_or_default()))),
                 None => {
                     self.partial.extend_from_slice(got.get(..filled).unwrap_or_default());
@@ -304,7 +332,7 @@ impl HeadReader {
         }
         self.partial.extend_from_slice(got);
         let mut filled = self.partial.len();
-        match next_head(&mut self.partial, &mut filled, method)? {
+        match next_head(&mut self.partial, &mut filled, method, headers)? {
             Some((head, at)) => Ok(Some((head, self.partial.get(at..filled).unwrap_or_default()))),
             None => {
                 self.partial.truncate(filled);
@@ -649,7 +677,7 @@ pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
         taken += got.len() as u64;
         let room = &mut scratch[..got.len()];
         room.copy_from_slice(got);
-        match reader.take(room, method) {
+        match reader.take(room, method, true) {
             Ok(Some((head, early))) => break (head, early.to_vec()),
             Ok(None) => {}
             Err(e) => {
@@ -702,16 +730,19 @@ mod tests {
     fn a_head_that_comes_whole_is_parsed_where_it_lies_and_a_split_one_is_gathered() {
         let mut reader = HeadReader::default();
         let mut whole = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".to_vec();
-        let (head, early) = reader.take(&mut whole, &Method::GET).unwrap().unwrap();
+        let (head, early) = reader.take(&mut whole, &Method::GET, true).unwrap().unwrap();
         assert_eq!((head.status, early), (200, &b"abc"[..]));
         assert_eq!(reader.partial.capacity(), 0, "nothing of a whole head is kept");
 
         let mut reader = HeadReader::default();
-        assert!(reader.take(&mut b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2".to_vec(), &Method::GET).unwrap().is_none());
+        assert!(reader
+            .take(&mut b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2".to_vec(), &Method::GET, true)
+            .unwrap()
+            .is_none());
         assert_eq!(reader.partial, b"HTTP/1.1 2", "the interim head is dropped, the start of the next kept");
-        assert!(reader.take(&mut b"04 No Content\r\n".to_vec(), &Method::GET).unwrap().is_none());
+        assert!(reader.take(&mut b"04 No Content\r\n".to_vec(), &Method::GET, true).unwrap().is_none());
         let mut last = b"\r\nxyz".to_vec();
-        let (head, early) = reader.take(&mut last, &Method::GET).unwrap().unwrap();
+        let (head, early) = reader.take(&mut last, &Method::GET, true).unwrap().unwrap();
         assert_eq!((head.status, head.framing, early), (204, Framing::Empty, &b"xyz"[..]));
     }
 }

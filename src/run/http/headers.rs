@@ -32,8 +32,7 @@ impl Headers {
     /// The first Content-Type value, when it is visible ASCII (what `HeaderValue::to_str` accepts).
     pub fn content_type(&self) -> Option<&[u8]> {
         let (start, len) = self.content_type?;
-        let bytes = self.raw.get(start as usize..(start as usize).checked_add(len as usize)?)?;
-        bytes.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)).then_some(bytes)
+        visible(&self.raw, start, len)
     }
 
     /// Whether the response sets cookies.
@@ -55,6 +54,12 @@ impl Headers {
     pub fn iter(&self) -> http::header::Iter<'_, HeaderValue> {
         self.map().iter()
     }
+}
+
+/// The `len` bytes at `start` of `head`, when they are visible ASCII (what `HeaderValue::to_str` accepts).
+pub(super) fn visible(head: &[u8], start: u32, len: u32) -> Option<&[u8]> {
+    let bytes = head.get(start as usize..(start as usize).checked_add(len as usize)?)?;
+    bytes.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)).then_some(bytes)
 }
 
 /// The map of a head that [`super::decode::parse_head`] accepted: every name and value was checked then,

@@ -13,6 +13,11 @@ pub struct How {
     pub keep: usize,
     /// Follow redirects within the sample.
     pub follow_redirects: bool,
+    /// Keep each response's headers for [`Response::headers`](super::Response::headers): something reads
+    /// them (an assertion, an extractor, `--http-debug`). Without it they come back empty, and their bytes
+    /// are not copied out of the read buffer; the cookie jar and redirects get them all the same, and
+    /// recorded exchanges keep them.
+    pub headers: bool,
     /// What [`Client::recorded`](super::Client::recorded) hands back afterwards.
     pub record: Record,
 }
