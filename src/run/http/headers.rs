@@ -57,9 +57,10 @@ impl Headers {
 }
 
 /// The `len` bytes at `start` of `head`, when they are visible ASCII (what `HeaderValue::to_str` accepts).
+/// They are a parsed header value, so tab, space, visible ASCII or obs-text: ASCII is enough to ask.
 pub(super) fn visible(head: &[u8], start: u32, len: u32) -> Option<&[u8]> {
     let bytes = head.get(start as usize..(start as usize).checked_add(len as usize)?)?;
-    bytes.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)).then_some(bytes)
+    bytes.is_ascii().then_some(bytes)
 }
 
 /// The map of a head that [`super::decode::parse_head`] accepted: every name and value was checked then,
