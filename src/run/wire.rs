@@ -6,7 +6,7 @@ use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
 use crate::mask::Masks;
 use crate::plan::model::{Body, JsonTpl, Part};
-use crate::template::{Scope, TemplateError};
+use crate::template::{form_safe, Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
 use http::Method;
@@ -60,8 +60,8 @@ pub fn render(
             url.push_str(key);
             url.push('=');
             let mark = url.len();
-            into(value, &mut url)?;
-            if !url.as_bytes()[mark..].iter().all(|&b| form_safe(b)) {
+            let safe = t.render_form_into(value, scope, &mut url).map_err(RenderError::from)?;
+            if !safe && !url.as_bytes()[mark..].iter().all(|&b| form_safe(b)) {
                 let raw = url.split_off(mark);
                 url.extend(url::form_urlencoded::byte_serialize(raw.as_bytes()));
             }
@@ -120,11 +120,6 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 fn illegal_in_url(b: u8) -> bool {
     b <= b' ' || b >= 0x7f || matches!(b, b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}')
-}
-
-/// Bytes that `application/x-www-form-urlencoded` leaves as they are.
-fn form_safe(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_')
 }
 
 /// The body and the Content-Type it implies (`Err` when the plan's content type is not a valid header value).

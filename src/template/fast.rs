@@ -13,7 +13,11 @@ use super::scope::Scope;
 
 /// A template compiled to pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fast(Vec<Piece>);
+pub struct Fast {
+    pieces: Vec<Piece>,
+    /// Whether every text it renders is made of bytes form encoding keeps as they are ([`super::form_safe`]).
+    form_safe: bool,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
@@ -52,13 +56,19 @@ impl Fast {
         if !rest.is_empty() {
             pieces.push(Piece::Text(rest.to_string()));
         }
-        Some(Fast(pieces))
+        let form_safe = pieces.iter().all(Piece::form_safe);
+        Some(Fast { pieces, form_safe })
+    }
+
+    /// Whether every text it renders is made of bytes form encoding keeps as they are.
+    pub fn form_safe(&self) -> bool {
+        self.form_safe
     }
 
     /// Renders into `out`; `None` when the engine must render it instead (an undefined name, say, so
     /// that its error is minijinja's own).
     pub fn render(&self, scope: &Arc<Scope>, out: &mut String) -> Option<()> {
-        for piece in &self.0 {
+        for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Name(n) => {
@@ -78,6 +88,21 @@ impl Fast {
             }
         }
         Some(())
+    }
+}
+
+impl Piece {
+    /// Whether what it renders is always made of bytes form encoding keeps: digits, letters, `-` (of a
+    /// negative number or a UUID) and the like; a name's value can be anything.
+    fn form_safe(&self) -> bool {
+        match self {
+            Piece::Text(t) => t.bytes().all(super::form_safe),
+            Piece::Name(_) => false,
+            Piece::Vu | Piece::Iteration | Piece::Digits(_) | Piece::Int(..) | Piece::Uuid => true,
+            Piece::Chars(_, None) => true,
+            Piece::Chars(_, Some(alphabet)) => alphabet.bytes().all(super::form_safe),
+            Piece::Picked(_, picks) => picks.chars().all(super::form_safe),
+        }
     }
 }
 

@@ -198,6 +198,11 @@ impl Picks {
         }
         Some(Picks(table))
     }
+
+    /// The characters of its alphabet (each as often as random bytes give it).
+    pub(super) fn chars(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0.iter().copied().filter(|&c| c != Self::SKIP)
+    }
 }
 
 const DIGITS: Picks = match Picks::new(b"0123456789") {
@@ -220,11 +225,22 @@ pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: 
     while left > 0 {
         let pool = &mut pool[..pool_len(left)];
         rng.fill_bytes(pool);
+        for b in pool.iter_mut() {
+            *b = picks.0[usize::from(*b)];
+        }
+        // Nearly always no byte among the first `left` is skipped (1 in 32 is, for letters and digits): they
+        // are the characters, as they stand. Characters are ASCII, so only a skip has the high bit set.
+        let take = left.min(pool.len());
+        let head = &pool[..take];
+        if head.iter().fold(0, |any, &c| any | c) & Picks::SKIP == 0 {
+            out.push_str(std::str::from_utf8(head).expect("an ASCII alphabet gives ASCII text"));
+            left -= take;
+            continue;
+        }
         // Every byte is written at the count of characters so far, which only a picked one raises: the
         // first `left` characters stand at the front. The count stays below 32, the pool's most.
         let mut k = 0;
-        for &b in pool.iter() {
-            let c = picks.0[usize::from(b)];
+        for &c in pool.iter() {
             picked[k & 31] = c;
             k += usize::from(c != Picks::SKIP);
         }
