@@ -37,7 +37,10 @@ pub fn encode(req: &WireRequest, out: &mut Vec<u8>) -> Result<bool, Failure> {
             ));
         }
         has_length |= name == CONTENT_LENGTH;
-        title_case(name.as_str(), out);
+        match titled(name.as_str()) {
+            Some(titled) => out.extend_from_slice(titled.as_bytes()),
+            None => title_case(name.as_str(), out),
+        }
         out.extend_from_slice(b": ");
         out.extend_from_slice(value);
         out.extend_from_slice(b"\r\n");
@@ -151,6 +154,25 @@ fn all_graphic(bytes: &[u8]) -> bool {
     words.remainder().iter().all(u8::is_ascii_graphic)
 }
 
+/// The title-cased form of the names nearly every request sends, written out: comparing a name with a few
+/// known ones costs less than title-casing it byte by byte.
+fn titled(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "host" => "Host",
+        "user-agent" => "User-Agent",
+        "accept" => "Accept",
+        "accept-encoding" => "Accept-Encoding",
+        "accept-language" => "Accept-Language",
+        "authorization" => "Authorization",
+        "cache-control" => "Cache-Control",
+        "connection" => "Connection",
+        "content-length" => "Content-Length",
+        "content-type" => "Content-Type",
+        "cookie" => "Cookie",
+        _ => return None,
+    })
+}
+
 /// `content-type` -> `Content-Type`.
 fn title_case(name: &str, out: &mut Vec<u8>) {
     let start = out.len();
@@ -192,6 +214,19 @@ mod tests {
             let step = checked_target(&case).map_err(|f| f.message);
             assert_eq!(one, step, "{case:?}");
         }
+    }
+
+    #[test]
+    fn the_names_written_out_are_their_title_case() {
+        for name in ["host", "user-agent", "accept", "accept-encoding", "accept-language", "authorization"]
+            .into_iter()
+            .chain(["cache-control", "connection", "content-length", "content-type", "cookie"])
+        {
+            let mut cased = Vec::new();
+            super::title_case(name, &mut cased);
+            assert_eq!(super::titled(name).map(str::as_bytes), Some(cased.as_slice()));
+        }
+        assert_eq!(super::titled("x-trace"), None);
     }
 
     #[test]
