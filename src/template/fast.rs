@@ -71,24 +71,36 @@ impl Fast {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => out.push_str(t),
-                Piece::Name(n) => {
-                    let v = scope.lookup(n)?;
-                    if v.is_undefined() || v.is_none() {
-                        return None;
-                    }
-                    let _ = write!(out, "{v}");
-                }
+                Piece::Name(n) => name_into(scope, n, out)?,
                 Piece::Vu => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.0)),
                 Piece::Iteration => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.1)),
                 Piece::Digits(n) => scope.with_rng(|r| random_digits_into(r, *n, out)),
                 Piece::Chars(n, a) => scope.with_rng(|r| random_string_into(r, *n, a.as_deref(), out)),
                 Piece::Picked(n, picks) => scope.with_rng(|r| random_picked(r, picks, *n, out)),
                 Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(scope.with_rng(|r| random_int(r, *a, *b)))),
-                Piece::Uuid => out.push_str(&scope.with_rng(random_uuid)),
+                Piece::Uuid => uuid_into(scope, out),
             }
         }
         Some(())
     }
+}
+
+// Out of line, the pieces that format a value: `render` stays small (it is called for every templated value of
+// every request), and so does what its calls save and restore.
+
+#[inline(never)]
+fn name_into(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
+    let v = scope.lookup(name)?;
+    if v.is_undefined() || v.is_none() {
+        return None;
+    }
+    let _ = write!(out, "{v}");
+    Some(())
+}
+
+#[inline(never)]
+fn uuid_into(scope: &Arc<Scope>, out: &mut String) {
+    out.push_str(&scope.with_rng(random_uuid));
 }
 
 impl Piece {
