@@ -47,23 +47,47 @@ impl Base {
     }
 }
 
+impl Base {
+    /// The base URL without a trailing slash, which a relative URL follows.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+}
+
 impl Target {
     /// Resolves a rendered URL: absolute as it is, relative appended to the base's path.
     pub fn resolve(base: Option<&Base>, raw: String) -> Result<Self, String> {
+        let mut url = base.map_or_else(String::new, |b| b.prefix.clone());
+        let from = url.len();
+        url.push_str(&raw);
+        Self::resolve_after_prefix(base, url, from, raw.len())
+    }
+
+    /// [`resolve`](Self::resolve) of a URL rendered straight after the base's prefix, so that a relative one
+    /// (nearly every one) is not moved behind the prefix afterwards: `url` is the base's
+    /// [`prefix`](Base::prefix) (nothing without a base) up to `from`, then the rendered URL; `scheme_within`
+    /// is how much of the rendered URL may hold `://` (all of it, or the part before a form-encoded query,
+    /// which cannot).
+    pub fn resolve_after_prefix(
+        base: Option<&Base>,
+        mut url: String,
+        from: usize,
+        scheme_within: usize,
+    ) -> Result<Self, String> {
+        let raw = url.get(from..).unwrap_or_default();
         if raw.starts_with("http://") || raw.starts_with("https://") {
-            return Self::absolute(raw);
+            url.drain(..from);
+            return Self::absolute(url);
         }
-        if raw.contains("://") {
+        if raw.get(..scheme_within).unwrap_or(raw).contains("://") {
             return Err(format!("`{raw}` is not an http:// or https:// URL"));
         }
         let Some(base) = base else {
             return Err(format!("`{raw}` is relative and the plan sets no defaults.base_url"));
         };
-        let mut url = raw;
-        if !url.starts_with('/') {
-            url.insert(0, '/');
+        if !raw.starts_with('/') {
+            url.insert(from, '/');
         }
-        url.insert_str(0, &base.prefix);
         Ok(Self { url, origin: base.origin.clone(), host: base.host.clone(), path_at: base.path_at })
     }
 
@@ -132,6 +156,23 @@ mod tests {
         assert_eq!(*t.origin, Origin { https: false, host: "127.0.0.1".into(), port: 8080 });
         let t = Target::resolve(Some(&base), "x".into()).unwrap();
         assert_eq!(t.path_and_query(), "/api/x");
+    }
+
+    #[test]
+    fn a_url_rendered_after_the_prefix_resolves_as_one_rendered_alone() {
+        let base = Base::parse("http://h:1/api?x=1").unwrap();
+        for raw in ["/u?id=1", "u", "", "http://o/p", "https://o:2", "ftp://o/x", "/r?to=http://a", "?q", "a://"] {
+            for base in [Some(&base), None] {
+                let alone = Target::resolve(base, raw.to_string());
+                let mut url = base.map_or_else(String::new, |b| b.prefix().to_string());
+                let from = url.len();
+                url.push_str(raw);
+                let after = Target::resolve_after_prefix(base, url, from, raw.len());
+                let show =
+                    |t: Result<Target, String>| t.map(|t| (t.url.clone(), t.path_and_query().to_string(), t.host));
+                assert_eq!(show(alone), show(after), "{raw}");
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
 use crate::mask::Masks;
 use crate::plan::model::{Body, JsonTpl, Part};
-use crate::template::{Scope, TemplateError};
+use crate::template::{form_safe, Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
 use http::Method;
@@ -47,12 +47,17 @@ pub fn render(
     let step = &node.step;
     let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
     let into = |tpl, out: &mut String| t.render_into(tpl, scope, out).map_err(RenderError::from);
-    // One buffer for the whole URL, base included (prepended in place when the URL is relative).
+    // One buffer for the whole URL, the base's prefix first: a relative URL (nearly every one) is rendered
+    // where it stays; an absolute one has the prefix taken off again.
     let mut url = crate::url_pool::url_buffer(URL_CAPACITY);
+    url.push_str(graph.base.as_ref().map_or("", |b| b.prefix()));
+    let from = url.len();
     into(&step.url, &mut url)?;
-    escape_illegal(&mut url);
+    escape_illegal(&mut url, from);
+    // The query is form-encoded: only the URL before it may hold a scheme's `://`.
+    let scheme_within = url.len() - from;
     if !step.query.is_empty() {
-        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push(if url.get(from..).unwrap_or_default().contains('?') { '&' } else { '?' });
         for (i, ((_, value), key)) in step.query.iter().zip(&node.query_keys).enumerate() {
             if i > 0 {
                 url.push('&');
@@ -60,14 +65,14 @@ pub fn render(
             url.push_str(key);
             url.push('=');
             let mark = url.len();
-            into(value, &mut url)?;
-            if !url.as_bytes()[mark..].iter().all(|&b| form_safe(b)) {
+            let safe = t.render_form_into(value, scope, &mut url).map_err(RenderError::from)?;
+            if !safe && !url.as_bytes()[mark..].iter().all(|&b| form_safe(b)) {
                 let raw = url.split_off(mark);
                 url.extend(url::form_urlencoded::byte_serialize(raw.as_bytes()));
             }
         }
     }
-    let target = Target::resolve(graph.base.as_ref(), url).map_err(RenderError)?;
+    let target = Target::resolve_after_prefix(graph.base.as_ref(), url, from, scheme_within).map_err(RenderError)?;
     let mut headers = Vec::with_capacity(node.headers.len() + 4);
     headers.push((HOST, target.host.clone()));
     for h in &node.headers {
@@ -81,7 +86,11 @@ pub fn render(
     if let Some(c) = cookie(&target) {
         headers.push((COOKIE, HeaderValue::try_from(c).map_err(|_| RenderError("invalid cookie".into()))?));
     }
-    let (body, content_type) = body(graph, node, scope)?;
+    // Most requests have no body: they do not pay for the call that makes one.
+    let (body, content_type) = match &step.body {
+        Body::None => (Bytes::new(), None),
+        _ => body(graph, node, scope)?,
+    };
     if let Some(ct) = content_type {
         if !headers.iter().any(|(n, _)| n == CONTENT_TYPE) {
             headers.push((CONTENT_TYPE, ct.map_err(|()| RenderError("invalid content type".into()))?));
@@ -99,12 +108,20 @@ const URL_CAPACITY: usize = 192;
 /// Percent-encodes the bytes no URL may hold as they are (controls, space, `"<>\\^`{|}`, bytes beyond ASCII),
 /// as browsers and JMeter (through `java.net.URI`) do: a data value `a b` rendered into a path goes as `a%20b`
 /// instead of failing the request. `%`, `?`, `#` and the other delimiters are left, as the plan wrote them.
-fn escape_illegal(url: &mut String) {
-    if !url.bytes().any(illegal_in_url) {
-        return;
+/// Only the bytes from `from` on are looked at (the base's prefix before them is the plan's, as it is).
+#[inline]
+fn escape_illegal(url: &mut String, from: usize) {
+    if url.get(from..).is_some_and(|rendered| rendered.bytes().any(illegal_in_url)) {
+        escape_from(url, from);
     }
+}
+
+#[inline(never)]
+fn escape_from(url: &mut String, from: usize) {
+    let Some(rendered) = url.get(from..) else { return };
     let mut escaped = String::with_capacity(url.len() + 16);
-    for b in url.bytes() {
+    escaped.push_str(url.get(..from).unwrap_or_default());
+    for b in rendered.bytes() {
         if illegal_in_url(b) {
             escaped.push('%');
             escaped.push(char::from(HEX[usize::from(b >> 4)]));
@@ -120,11 +137,6 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 fn illegal_in_url(b: u8) -> bool {
     b <= b' ' || b >= 0x7f || matches!(b, b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}')
-}
-
-/// Bytes that `application/x-www-form-urlencoded` leaves as they are.
-fn form_safe(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_')
 }
 
 /// The body and the Content-Type it implies (`Err` when the plan's content type is not a valid header value).
@@ -281,12 +293,15 @@ mod tests {
     #[test]
     fn illegal_url_bytes_are_percent_encoded_and_the_rest_kept() {
         let mut url = "http://h:1/k/a b/Café?q=\"x\"&r=%41#f".to_string();
-        escape_illegal(&mut url);
+        escape_illegal(&mut url, 0);
         assert_eq!(url, "http://h:1/k/a%20b/Caf%C3%A9?q=%22x%22&r=%41#f");
+        let mut after = "http://h/a b|/x y".to_string();
+        escape_illegal(&mut after, 13);
+        assert_eq!(after, "http://h/a b|/x%20y", "the prefix before `from` is left as it is");
         assert!(http::Uri::try_from(url.as_str()).is_ok());
         for b in 0..=127u8 {
             let mut one = format!("/{}", char::from(b));
-            escape_illegal(&mut one);
+            escape_illegal(&mut one, 0);
             assert!(http::Uri::try_from(one.as_str()).is_ok(), "byte {b}: {one}");
         }
     }

@@ -13,7 +13,11 @@ use super::scope::Scope;
 
 /// A template compiled to pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fast(Vec<Piece>);
+pub struct Fast {
+    pieces: Vec<Piece>,
+    /// Whether every text it renders is made of bytes form encoding keeps as they are ([`super::form_safe`]).
+    form_safe: bool,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece {
@@ -52,32 +56,65 @@ impl Fast {
         if !rest.is_empty() {
             pieces.push(Piece::Text(rest.to_string()));
         }
-        Some(Fast(pieces))
+        let form_safe = pieces.iter().all(Piece::form_safe);
+        Some(Fast { pieces, form_safe })
+    }
+
+    /// Whether every text it renders is made of bytes form encoding keeps as they are.
+    pub fn form_safe(&self) -> bool {
+        self.form_safe
     }
 
     /// Renders into `out`; `None` when the engine must render it instead (an undefined name, say, so
     /// that its error is minijinja's own).
     pub fn render(&self, scope: &Arc<Scope>, out: &mut String) -> Option<()> {
-        for piece in &self.0 {
+        for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => out.push_str(t),
-                Piece::Name(n) => {
-                    let v = scope.lookup(n)?;
-                    if v.is_undefined() || v.is_none() {
-                        return None;
-                    }
-                    let _ = write!(out, "{v}");
-                }
+                Piece::Name(n) => name_into(scope, n, out)?,
                 Piece::Vu => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.0)),
                 Piece::Iteration => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.1)),
                 Piece::Digits(n) => scope.with_rng(|r| random_digits_into(r, *n, out)),
                 Piece::Chars(n, a) => scope.with_rng(|r| random_string_into(r, *n, a.as_deref(), out)),
                 Piece::Picked(n, picks) => scope.with_rng(|r| random_picked(r, picks, *n, out)),
                 Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(scope.with_rng(|r| random_int(r, *a, *b)))),
-                Piece::Uuid => out.push_str(&scope.with_rng(random_uuid)),
+                Piece::Uuid => uuid_into(scope, out),
             }
         }
         Some(())
+    }
+}
+
+// Out of line, the pieces that format a value: `render` stays small (it is called for every templated value of
+// every request), and so does what its calls save and restore.
+
+#[inline(never)]
+fn name_into(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
+    let v = scope.lookup(name)?;
+    if v.is_undefined() || v.is_none() {
+        return None;
+    }
+    let _ = write!(out, "{v}");
+    Some(())
+}
+
+#[inline(never)]
+fn uuid_into(scope: &Arc<Scope>, out: &mut String) {
+    out.push_str(&scope.with_rng(random_uuid));
+}
+
+impl Piece {
+    /// Whether what it renders is always made of bytes form encoding keeps: digits, letters, `-` (of a
+    /// negative number or a UUID) and the like; a name's value can be anything.
+    fn form_safe(&self) -> bool {
+        match self {
+            Piece::Text(t) => t.bytes().all(super::form_safe),
+            Piece::Name(_) => false,
+            Piece::Vu | Piece::Iteration | Piece::Digits(_) | Piece::Int(..) | Piece::Uuid => true,
+            Piece::Chars(_, None) => true,
+            Piece::Chars(_, Some(alphabet)) => alphabet.bytes().all(super::form_safe),
+            Piece::Picked(_, picks) => picks.chars().all(super::form_safe),
+        }
     }
 }
 

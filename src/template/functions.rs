@@ -198,6 +198,11 @@ impl Picks {
         }
         Some(Picks(table))
     }
+
+    /// The characters of its alphabet (each as often as random bytes give it).
+    pub(super) fn chars(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0.iter().copied().filter(|&c| c != Self::SKIP)
+    }
 }
 
 const DIGITS: Picks = match Picks::new(b"0123456789") {
@@ -215,16 +220,31 @@ const ALPHANUMERIC_PICKS: Picks = match Picks::new(ALPHANUMERIC.as_bytes()) {
 pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: &mut String) {
     out.reserve(n);
     let mut left = n;
-    let mut pool = [0u8; 32];
     let mut picked = [0u8; 32];
     while left > 0 {
-        let pool = &mut pool[..pool_len(left)];
-        rng.fill_bytes(pool);
+        let len = pool_len(left);
+        // `fill_bytes` of `len` bytes takes whole words from the generator, in turn, lowest byte first, and
+        // drops the rest of the last one: the same words are taken here, each byte looked up as it comes.
+        let mut pool = [0u8; 32];
+        for chunk in pool.chunks_exact_mut(4).take(len.div_ceil(4)) {
+            for (slot, b) in chunk.iter_mut().zip(rng.next_u32().to_le_bytes()) {
+                *slot = picks.0[usize::from(b)];
+            }
+        }
+        let pool = pool.get(..len).unwrap_or_default();
+        // Most often no character needed was skipped (three times in five for 16 letters and digits): they
+        // stand as they are. Characters are ASCII, so only a skip has the high bit set.
+        let take = left.min(len);
+        let head = pool.get(..take).unwrap_or_default();
+        if head.iter().fold(0, |any, &c| any | c) & Picks::SKIP == 0 {
+            out.push_str(std::str::from_utf8(head).expect("an ASCII alphabet gives ASCII text"));
+            left -= take;
+            continue;
+        }
         // Every byte is written at the count of characters so far, which only a picked one raises: the
         // first `left` characters stand at the front. The count stays below 32, the pool's most.
         let mut k = 0;
-        for &b in pool.iter() {
-            let c = picks.0[usize::from(b)];
+        for &c in pool {
             picked[k & 31] = c;
             k += usize::from(c != Picks::SKIP);
         }

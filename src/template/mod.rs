@@ -29,6 +29,8 @@ pub struct Tpl {
     literal: Option<Arc<str>>,
     /// The fast form, when the template is simple enough to render without the engine.
     fast: Option<Arc<fast::Fast>>,
+    /// Whether the text, when it is literal or renders through the fast form, is all [`form_safe`] bytes.
+    form_safe: bool,
 }
 
 impl Tpl {
@@ -91,8 +93,9 @@ impl Templates {
     pub fn add(&mut self, source: &str) -> Result<(Tpl, HashSet<String>), TemplateError> {
         if !source.contains("{{") && !source.contains("{%") && !source.contains("{#") {
             let text: Arc<str> = Arc::from(source);
+            let form_safe = source.bytes().all(form_safe);
             return Ok((
-                Tpl { name: Arc::from(""), source: text.clone(), literal: Some(text), fast: None },
+                Tpl { name: Arc::from(""), source: text.clone(), literal: Some(text), fast: None, form_safe },
                 HashSet::new(),
             ));
         }
@@ -103,24 +106,31 @@ impl Templates {
         let globals: HashSet<String> = self.env.globals().map(|(k, _)| k.to_owned()).collect();
         let names = tmpl.undeclared_variables(false).into_iter().filter(|n| !globals.contains(n)).collect();
         let fast = fast::Fast::compile(source).map(Arc::new);
-        Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None, fast }, names))
+        let form_safe = fast.as_ref().is_some_and(|f| f.form_safe());
+        Ok((Tpl { name: Arc::from(name), source: Arc::from(source), literal: None, fast, form_safe }, names))
     }
 
     /// Renders a template in a scope, appending the text to `out` (left as it was on an error).
     pub fn render_into(&self, tpl: &Tpl, scope: &Arc<Scope>, out: &mut String) -> Result<(), TemplateError> {
+        self.render_form_into(tpl, scope, out).map(|_| ())
+    }
+
+    /// As [`render_into`](Self::render_into); true when the text appended is known to be all [`form_safe`]
+    /// bytes (a query value that then needs no look before it goes into a URL as it is).
+    pub fn render_form_into(&self, tpl: &Tpl, scope: &Arc<Scope>, out: &mut String) -> Result<bool, TemplateError> {
         if let Some(lit) = &tpl.literal {
             out.push_str(lit);
-            return Ok(());
+            return Ok(tpl.form_safe);
         }
         if let Some(fast) = &tpl.fast {
             let mark = out.len();
             if fast.render(scope, out).is_some() {
-                return Ok(());
+                return Ok(tpl.form_safe);
             }
             out.truncate(mark);
         }
         out.push_str(&self.render(tpl, scope)?);
-        Ok(())
+        Ok(false)
     }
 
     /// Renders a template in a scope.
@@ -225,6 +235,11 @@ fn kind_text(kind: minijinja::ErrorKind) -> String {
     }
 }
 
+/// Bytes that `application/x-www-form-urlencoded` leaves as they are.
+pub fn form_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_')
+}
+
 /// Any serializable value (a JSON node, say) as a template value.
 pub fn to_value<T: serde::Serialize>(v: &T) -> minijinja::Value {
     minijinja::Value::from(minijinja::value::Serde(v))
@@ -249,6 +264,34 @@ mod tests {
             a.set_iteration(i);
             b.set_iteration(i);
             assert_eq!(t.render(&fast, &a).unwrap(), t.render(&slow, &b).unwrap());
+        }
+    }
+
+    /// A template said to render form-safe text does, and the ones that may not are not said to.
+    #[test]
+    fn only_templates_of_form_safe_text_say_so() {
+        let mut t = Templates::new();
+        let scope = Scope::for_vu(Arc::new(Shared::default()), 3, 1, Arc::from("g"), 2);
+        scope.set_iteration(4);
+        let safe = [
+            "abc-1.2_*",
+            "{{ random_string(16) }}",
+            "x{{ random_int(-5, 1000000) }}",
+            "{{ random_digits(9) }}{{ uuid() }}{{ vu }}.{{ iteration }}",
+            "{{ random_string(40, 'ab-') }}",
+        ];
+        for src in safe {
+            let (tpl, _) = t.add(src).unwrap();
+            for _ in 0..20 {
+                let mut out = String::new();
+                assert!(t.render_form_into(&tpl, &scope, &mut out).unwrap(), "{src}");
+                assert!(out.bytes().all(form_safe), "{src}: {out}");
+            }
+        }
+        scope.set_var(Arc::from("name"), minijinja::Value::from("a b"));
+        for src in ["a b", "{{ name }}", "{{ random_string(4, 'a b') }}", "+{{ vu }}", "{{ name | upper }}"] {
+            let (tpl, _) = t.add(src).unwrap();
+            assert!(!t.render_form_into(&tpl, &scope, &mut String::new()).unwrap(), "{src}");
         }
     }
 
