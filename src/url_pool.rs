@@ -29,8 +29,9 @@ impl Pool {
 
     fn reclaim(&self, samples: &mut Vec<Sample>) {
         let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        for sample in samples.drain(..) {
-            match sample.url {
+        // Taken where they lie: moving each sample out of the batch first cost a copy of it.
+        for sample in samples.iter_mut() {
+            match sample.url.take() {
                 Some(mut url) if kept.len() < KEPT && url.capacity() <= LARGEST => {
                     url.clear();
                     kept.push(url);
@@ -38,6 +39,7 @@ impl Pool {
                 _ => {}
             }
         }
+        samples.clear();
     }
 }
 
