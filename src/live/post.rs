@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use http::header::{HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use http::Method;
 
 use super::spec::Endpoint;
@@ -71,7 +71,7 @@ impl Poster {
             Ok(t) => t,
             Err(e) => return Answer::Unreachable(e),
         };
-        let mut all = vec![(HOST, target.host.clone()), (CONTENT_TYPE, HeaderValue::from_static(content_type))];
+        let mut all = vec![(CONTENT_TYPE, HeaderValue::from_static(content_type))];
         for (name, value) in headers {
             all.push((HeaderName::from_static(name), HeaderValue::from_static(value)));
         }

@@ -75,7 +75,7 @@ fn line(out: &mut Vec<u8>, text: &str, masks: &Masks) {
 
 fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks: &Masks) {
     let mut head = format!("{title}\n{} {} HTTP/1.1\n", req.method, req.target.path_and_query());
-    header_lines(&mut head, req.headers.iter().map(|(n, v)| (n, v.as_bytes())));
+    header_lines(&mut head, req.lines().map(|(n, v)| (n, v.as_bytes())));
     out.extend_from_slice(masks.mask(&head).as_bytes());
     if full && !req.body.is_empty() {
         body(out, &req.body, req.body.len() as u64, masks);

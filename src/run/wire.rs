@@ -19,7 +19,8 @@ pub struct WireRequest {
     pub method: Method,
     /// Where it goes: the full URL (query included), its origin and Host.
     pub target: Target,
-    /// Every header, in the order sent, Host first.
+    /// Every header but Host, in the order sent. Host goes first, from `target` ([`WireRequest::lines`]); a
+    /// Host line here is not sent (the target's is), so a request with none allocates no list.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// The body bytes.
     pub body: Bytes,
@@ -73,8 +74,7 @@ pub fn render(
         }
     }
     let target = Target::resolve_after_prefix(graph.base.as_ref(), url, from, scheme_within).map_err(RenderError)?;
-    let mut headers = Vec::with_capacity(node.headers.len() + 4);
-    headers.push((HOST, target.host.clone()));
+    let mut headers = if node.headers.is_empty() { Vec::new() } else { Vec::with_capacity(node.headers.len() + 3) };
     for h in &node.headers {
         let value = match &h.fixed {
             Some(v) => v.clone(),
@@ -228,11 +228,17 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
 }
 
 impl WireRequest {
+    /// Every header line as sent: Host (the target's) first, then [`WireRequest::headers`] without Host.
+    pub fn lines(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+        std::iter::once((&HOST, &self.target.host))
+            .chain(self.headers.iter().filter(|(n, _)| *n != HOST).map(|(n, v)| (n, v)))
+    }
+
     /// The request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.
     pub fn masked(&self, masks: &Masks) -> Vec<u8> {
         let mut head = String::with_capacity(256);
         head.push_str(&format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query()));
-        for (n, v) in &self.headers {
+        for (n, v) in self.lines() {
             let value = if *n == http::header::AUTHORIZATION || *n == http::header::PROXY_AUTHORIZATION {
                 "***".into()
             } else {
@@ -267,16 +273,13 @@ impl WireRequest {
         let mut headers: Vec<(HeaderName, HeaderValue)> = self
             .headers
             .iter()
-            .filter(|(n, _)| *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
+            .filter(|(n, _)| *n != HOST && *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
             // Credentials are for the origin they were written for, not for wherever a redirect points.
             .filter(|(n, _)| {
                 same_origin || (*n != http::header::AUTHORIZATION && *n != http::header::PROXY_AUTHORIZATION)
             })
             .cloned()
             .collect();
-        if let Some(h) = headers.iter_mut().find(|(n, _)| *n == HOST) {
-            h.1 = target.host.clone();
-        }
         if let Some(c) = cookie(&target).and_then(|c| HeaderValue::try_from(c).ok()) {
             headers.push((COOKIE, c));
         }

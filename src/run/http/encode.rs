@@ -27,7 +27,7 @@ pub fn encode(req: &WireRequest, out: &mut Vec<u8>) -> Result<bool, Failure> {
     out.extend_from_slice(target.as_bytes());
     out.extend_from_slice(b" HTTP/1.1\r\n");
     let mut has_length = false;
-    for (name, value) in &req.headers {
+    for (name, value) in req.lines() {
         let value = value.as_bytes();
         // Header values are short: a plain loop costs less than memchr's setup.
         if value.iter().any(|&b| matches!(b, b'\r' | b'\n' | 0)) {
@@ -188,7 +188,28 @@ fn title_case(name: &str, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{all_graphic, checked_target, request_target};
+    use super::{all_graphic, checked_target, encode, request_target};
+    use crate::compile::target::Target;
+    use crate::run::wire::WireRequest;
+    use http::header::{HeaderValue, ACCEPT, HOST};
+
+    #[test]
+    fn host_is_the_targets_sent_first_and_once_whatever_the_list_holds() {
+        let target = Target::absolute("http://example.test:8080/p?q=1".into()).unwrap();
+        let mut out = Vec::new();
+        for headers in [
+            vec![(ACCEPT, HeaderValue::from_static("*/*"))],
+            vec![(HOST, HeaderValue::from_static("elsewhere")), (ACCEPT, HeaderValue::from_static("*/*"))],
+        ] {
+            let req =
+                WireRequest { method: http::Method::GET, target: target.clone(), headers, body: Default::default() };
+            encode(&req, &mut out).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                "GET /p?q=1 HTTP/1.1\r\nHost: example.test:8080\r\nAccept: */*\r\n\r\n"
+            );
+        }
+    }
 
     #[test]
     fn the_one_pass_target_agrees_with_the_step_by_step_one() {
