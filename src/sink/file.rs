@@ -95,6 +95,9 @@ pub(crate) fn sync_file(file: &File) -> io::Result<()> {
 }
 
 /// Writes `bytes` to a new file at `path` (or any writable path, as [`open_output`]) and syncs it.
+/// Bytes a pipe takes in one write whole or not at all (POSIX's PIPE_BUF: 4,096 on Linux).
+const PIPE_BUF: usize = 4096;
+
 pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (mut file, regular) = open_output(path)?;
     file.write_all(bytes)?;
@@ -235,7 +238,11 @@ impl<W: Write> RecordFile<W> {
             if self.landed.is_abandoned() {
                 break Err(io::Error::other("the run stopped waiting for this output"));
             }
-            match self.out.write(&self.pending[done..]) {
+            // Into a pipe, a write of at most PIPE_BUF bytes lands whole or not at all; a longer one that blocks
+            // may have put part of its bytes in the pipe when the run gives up on it, and those rows would be
+            // read but counted as unwritten.
+            let end = if self.cut.is_some() { self.pending.len() } else { self.pending.len().min(done + PIPE_BUF) };
+            match self.out.write(self.pending.get(done..end).unwrap_or_default()) {
                 Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
                 Ok(n) => {
                     done += n;
