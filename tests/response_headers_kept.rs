@@ -6,13 +6,10 @@
 
 mod common;
 
-use common::{planrun, read_jtl, RawServer, Server, TempDir};
+use common::{run_ok, RawServer, Server, TempDir};
 
 fn rows(dir: &TempDir, plan: String) -> Vec<std::collections::HashMap<String, String>> {
-    let plan = dir.write("plan.yaml", plan);
-    let out = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--quiet"]);
-    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
-    read_jtl(&dir.join("out.jtl")).rows
+    run_ok(dir, &dir.write("plan.yaml", plan), &["--quiet"]).1.rows
 }
 
 #[test]

@@ -162,8 +162,7 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
         return Err(DecodeError::TooLarge);
     }
     let version = if minor == 1 { Version::HTTP_11 } else { Version::HTTP_10 };
-    let Seen { connection_close, connection_keep_alive, mut lengths, transfer_encoding, content_type, set_cookie } =
-        seen;
+    let Seen { connection_close, connection_keep_alive, lengths, transfer_encoding, content_type, set_cookie } = seen;
     let mut keep_alive = if connection_close { false } else { version == Version::HTTP_11 || connection_keep_alive };
     let framing = if code == 204 || code == 304 || *method == Method::HEAD {
         Framing::Empty
@@ -184,7 +183,7 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
             Framing::Close
         }
     } else if lengths.seen {
-        match lengths.value.take() {
+        match lengths.value {
             Some(0) if !lengths.bad => Framing::Empty,
             Some(n) if !lengths.bad && n < u64::MAX - 1 => Framing::Length(n),
             _ => return Err(DecodeError::ContentLength),
