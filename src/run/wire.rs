@@ -44,6 +44,19 @@ pub fn render(
     scope: &Arc<Scope>,
     cookie: impl FnOnce(&Target) -> Option<String>,
 ) -> Result<WireRequest, RenderError> {
+    render_reusing(graph, node, scope, cookie, Vec::new())
+}
+
+/// [`render`], the header list built in `headers` (emptied first): a user hands back the list of its last
+/// request, so that its next one allocates none (an allocation and its free were about 180 instructions).
+pub fn render_reusing(
+    graph: &Graph,
+    node: &RequestNode,
+    scope: &Arc<Scope>,
+    cookie: impl FnOnce(&Target) -> Option<String>,
+    mut headers: Vec<(HeaderName, HeaderValue)>,
+) -> Result<WireRequest, RenderError> {
+    headers.clear();
     let t = &graph.templates;
     let step = &node.step;
     let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
@@ -74,7 +87,9 @@ pub fn render(
         }
     }
     let target = Target::resolve_after_prefix(graph.base.as_ref(), url, from, scheme_within).map_err(RenderError)?;
-    let mut headers = if node.headers.is_empty() { Vec::new() } else { Vec::with_capacity(node.headers.len() + 3) };
+    if !node.headers.is_empty() {
+        headers.reserve(node.headers.len() + 3);
+    }
     for h in &node.headers {
         let value = match &h.fixed {
             Some(v) => v.clone(),
