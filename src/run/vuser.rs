@@ -223,7 +223,8 @@ impl VirtualUser {
     /// Sends one request; `late` is how late its iteration started (open model), which counts against
     /// the target as wrk2 counts it (no coordinated omission).
     pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, late: Duration) -> Sample {
-        let start_ms = epoch_ms(SystemTime::now() - late);
+        let now = SystemTime::now();
+        let start_ms = epoch_ms(if late.is_zero() { now } else { now.checked_sub(late).unwrap_or(UNIX_EPOCH) });
         let step = &node.step;
         // Made after the exchange, so that it is not part of the state held while waiting for it.
         let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);

@@ -99,8 +99,9 @@ const IDLE_LOOK: Duration = Duration::from_millis(1);
 
 /// The HTTP engine of one virtual user.
 pub struct Client {
-    /// When the last exchange ended, to tell a connection used a moment ago from one that sat idle.
-    last_end: Option<Instant>,
+    /// [`IDLE_LOOK`] after the last exchange ended: a connection used before then is not polled for a close
+    /// (a comparison of instants costs less than the duration between them).
+    look_after: Option<Instant>,
     /// Whether the next reuse polls the connection for a close first (see [`Conn::is_open`]).
     look: bool,
     /// The connection in use, or last used.
@@ -123,7 +124,7 @@ impl Client {
     /// A client with default TLS settings; `cookies` gives it a cookie jar of its own.
     pub fn new(cookies: bool, body_limit: usize) -> Self {
         Self {
-            last_end: None,
+            look_after: None,
             look: true,
             conn: None,
             parked: Vec::new(),
@@ -217,7 +218,7 @@ impl Client {
         // Boxed: redirects are rare, and this is held by every user while its request is in flight.
         let mut next: Option<Box<WireRequest>> = None;
         let mut first_byte: Option<Instant> = None;
-        self.look = self.last_end.is_none_or(|e| start.saturating_duration_since(e) >= IDLE_LOOK);
+        self.look = self.look_after.is_none_or(|t| start >= t);
         for hop in 0..=MAX_REDIRECTS {
             let req = next.as_deref().unwrap_or(original);
             if record {
@@ -293,7 +294,7 @@ impl Client {
         }
         ex.final_url = next.map(|r| r.target.url);
         let end = Instant::now();
-        self.last_end = Some(end);
+        self.look_after = end.checked_add(IDLE_LOOK);
         ex.elapsed = end - start;
         ex.latency = first_byte.unwrap_or(end).saturating_duration_since(start);
         ex
