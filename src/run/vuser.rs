@@ -19,7 +19,6 @@ use super::options::{RunOptions, Wants};
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
-use http::{HeaderName, HeaderValue};
 use crate::mask::Masks;
 use crate::plan::model::{Check, ExtractFrom, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
@@ -103,8 +102,8 @@ pub struct VirtualUser {
     cursors: UserCursors,
     /// The run records something beyond the columns (`RunOptions`): read once, not at every request.
     extras: bool,
-    /// The header list of the last request, emptied, for the next one to fill (see [`wire::render_reusing`]).
-    spare_headers: Vec<(HeaderName, HeaderValue)>,
+    /// The header list of the last request, for the next one (see [`wire::render_reusing`]).
+    spare_headers: wire::SpareHeaders,
 }
 
 impl VirtualUser {
@@ -134,7 +133,7 @@ impl VirtualUser {
             transactions: Transactions::default(),
             once_done: HashSet::new(),
             extras,
-            spare_headers: Vec::new(),
+            spare_headers: wire::SpareHeaders::default(),
         }
     }
 
@@ -232,7 +231,7 @@ impl VirtualUser {
         let wants = if self.extras { self.cx.options.wants(&self.masks) } else { Wants::default() };
         let Wants { keep, record, show, any } = wants;
         let client = &self.client;
-        let spare = std::mem::take(&mut self.spare_headers);
+        let spare = &mut self.spare_headers;
         let wire = match wire::render_reusing(graph, node, &self.scope, |u| client.cookie_header(u), spare) {
             Ok(w) => w,
             Err(e) => {
@@ -263,8 +262,7 @@ impl VirtualUser {
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
         sample.url = Some(ex.final_url.take().unwrap_or(wire.target.url));
-        self.spare_headers = wire.headers;
-        self.spare_headers.clear();
+        self.spare_headers.keep(node, wire.headers);
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;
