@@ -64,3 +64,56 @@ fn a_line_break_rendered_into_the_url_is_percent_encoded_not_sent_raw() {
     assert_eq!(got[0].target, "/ok%0D%0AX-Injected:%201");
     assert!(got[0].header("x-injected").is_none());
 }
+
+#[test]
+fn a_step_repeated_or_alternating_sends_each_header_once_with_its_own_values() {
+    // A user keeps its last request's header list for the next one: a step whose headers are all fixed finds
+    // them still there. What follows them (cookie, content type and length) must be made afresh each time.
+    let server = Server::start();
+    let dir = TempDir::new("head_reused_list");
+    let post = r#"      - loop: 3
+        steps:
+          - name: post
+            request:
+              method: POST
+              url: /ok
+              headers: { X-Fixed: one }
+              form: { n: "{{ counter('n') }}" }
+"#;
+    let others = r#"      - name: cookie
+        request: { url: /set-cookie }
+      - loop: 2
+        steps:
+          - name: templated
+            request:
+              url: /ok
+              headers: { X-Fixed: two, X-Rendered: "r{{ counter('r') }}" }
+"#;
+    // Each iteration: three POSTs in a row, the cookie, two templated requests; the second iteration's POSTs
+    // carry the cookie.
+    let steps = format!("{post}{others}");
+    let plan = dir.write("plan.yaml", plan(&server.url(), &steps).replace("loops: 1", "loops: 2"));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let got = server.requests();
+    assert_eq!(got.len(), jtl.rows.len(), "the server's count equals the rows");
+    assert_eq!(got.len(), 12);
+    for (i, r) in got.iter().enumerate() {
+        let step = ["post", "post", "post", "cookie", "templated", "templated"][i % 6];
+        let cookie_sent = i > 3;
+        assert_eq!(r.headers_named("user-agent"), vec!["planrun"], "request {i}: {r:?}");
+        assert_eq!(r.headers_named("cookie"), if cookie_sent { vec!["session=abc123"] } else { vec![] }, "request {i}");
+        match step {
+            "post" => {
+                assert_eq!(r.headers_named("x-fixed"), vec!["one"], "request {i}");
+                assert_eq!(r.headers_named("content-length").len(), 1, "request {i}: {r:?}");
+                assert_eq!(r.headers_named("content-type"), vec!["application/x-www-form-urlencoded"], "request {i}");
+            }
+            "cookie" => assert!(r.headers_named("x-fixed").is_empty() && r.headers_named("content-length").is_empty()),
+            _ => {
+                assert_eq!(r.headers_named("x-fixed"), vec!["two"], "request {i}");
+                assert_eq!(r.headers_named("x-rendered").len(), 1, "request {i}");
+                assert!(r.headers_named("content-type").is_empty(), "request {i}: {r:?}");
+            }
+        }
+    }
+}
