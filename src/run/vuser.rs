@@ -102,8 +102,10 @@ pub struct VirtualUser {
     cursors: UserCursors,
     /// The run records something beyond the columns (`RunOptions`): read once, not at every request.
     extras: bool,
-    /// The header list of the last request, for the next one (see [`wire::render_reusing`]).
+    /// The header list of the last request, for the next one (see [`wire::render_reusing`]); kept only by
+    /// users that never pause, as they hold nothing else between requests either (see [`Holding`]).
     spare_headers: wire::SpareHeaders,
+    keeps_headers: bool,
 }
 
 impl VirtualUser {
@@ -134,6 +136,7 @@ impl VirtualUser {
             once_done: HashSet::new(),
             extras,
             spare_headers: wire::SpareHeaders::default(),
+            keeps_headers: !pauses(&g.think_time, &g.steps),
         }
     }
 
@@ -262,7 +265,7 @@ impl VirtualUser {
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
         sample.url = Some(ex.final_url.take().unwrap_or(wire.target.url));
-        self.spare_headers.keep(node, wire.headers);
+        self.spare_headers.keep(node, if self.keeps_headers { wire.headers } else { Vec::new() });
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;
         sample.connect_us = ex.connect.as_micros() as u64;
