@@ -49,7 +49,7 @@ pub fn render(
 
 /// The header list of a user's last request, kept for its next one (see [`render_reusing`]).
 #[derive(Debug, Default)]
-pub struct SpareHeaders {
+pub(crate) struct SpareHeaders {
     list: Vec<(HeaderName, HeaderValue)>,
     /// The address of the node whose request filled `list`, when all of that node's headers are fixed: they
     /// are still at the front, as its next request would have them.
@@ -58,7 +58,7 @@ pub struct SpareHeaders {
 
 impl SpareHeaders {
     /// Keeps the header list of a request that `render_reusing` made for `node`.
-    pub fn keep(&mut self, node: &RequestNode, list: Vec<(HeaderName, HeaderValue)>) {
+    pub(crate) fn keep(&mut self, node: &RequestNode, list: Vec<(HeaderName, HeaderValue)>) {
         self.list = list;
         self.fixed_of = node.headers.iter().all(|h| h.fixed.is_some()).then_some(address(node));
     }
@@ -72,7 +72,7 @@ fn address(node: &RequestNode) -> usize {
 /// request, so that its next one allocates none (an allocation and its free were about 140 instructions), and
 /// the next request of the same step, when its headers are all fixed (a default User-Agent), finds them there
 /// already instead of cloning them again (and dropping the old ones).
-pub fn render_reusing(
+pub(crate) fn render_reusing(
     graph: &Graph,
     node: &RequestNode,
     scope: &Arc<Scope>,
