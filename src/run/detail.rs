@@ -13,6 +13,7 @@ use crate::sample::{Detail, KeptBody, Outcome, Sample};
 /// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
 /// exchange ended with one (`last`); `show` when `--http-debug` shows it whatever its outcome; `late` is
 /// how late the sample started (open model). `None` when there is nothing to add.
+#[cold]
 pub(super) fn detail(
     options: &RunOptions,
     show: bool,

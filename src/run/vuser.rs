@@ -237,19 +237,7 @@ impl VirtualUser {
         let spare = &mut self.spare_headers;
         let wire = match wire::render_reusing(graph, node, &self.scope, |u| client.cookie_header(u), spare) {
             Ok(w) => w,
-            Err(e) => {
-                let mut sample = new_sample(&self.thread);
-                let message = format!("{} (request of step `{}`, plan line {})", e.0, step.name, step.span.line);
-                sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message };
-                self.stamp_threads(&mut sample);
-                self.masks.apply_to(&mut sample);
-                if any {
-                    let options = &self.cx.options;
-                    sample.detail =
-                        super::detail::detail(options, show, &sample, &Recorded::default(), None, late, &self.masks);
-                }
-                return sample;
-            }
+            Err(e) => return self.unrendered(new_sample(&self.thread), step, &e.0, (any, show), late),
         };
         let how = How {
             keep: if node.needs_body { usize::MAX } else { keep },
@@ -304,6 +292,30 @@ impl VirtualUser {
             let options = &self.cx.options;
             let recorded = self.client.recorded();
             sample.detail = super::detail::detail(options, show, &sample, &recorded, last.as_ref(), late, &self.masks);
+        }
+        sample
+    }
+
+    /// The failed sample of a request that could not be rendered. Out of line, as other rare paths are: the
+    /// code of every request's path is more than the instruction cache holds, and what sits between its
+    /// instructions is fetched with them.
+    #[cold]
+    fn unrendered(
+        &self,
+        mut sample: Sample,
+        step: &crate::plan::model::RequestStep,
+        why: &str,
+        (any, show): (bool, bool),
+        late: Duration,
+    ) -> Sample {
+        let message = format!("{why} (request of step `{}`, plan line {})", step.name, step.span.line);
+        sample.outcome = Outcome::Error { kind: ErrorKind::BadRequest, message };
+        self.stamp_threads(&mut sample);
+        self.masks.apply_to(&mut sample);
+        if any {
+            let options = &self.cx.options;
+            sample.detail =
+                super::detail::detail(options, show, &sample, &Recorded::default(), None, late, &self.masks);
         }
         sample
     }

@@ -150,6 +150,7 @@ fn field(out: &mut Vec<u8>, text: &str) {
 }
 
 /// `bytes` in quotes, its quotes doubled.
+#[cold]
 fn quoted(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
     for part in bytes.split_inclusive(|&b| b == b'"') {
@@ -255,6 +256,7 @@ pub(crate) struct RowText {
 
 impl RowText {
     /// Fills the buffers for `s`; the same texts as [`Sample::response_code`] and [`Sample::response_message`].
+    #[cold]
     pub fn fill(&mut self, s: &Sample) {
         self.code.clear();
         self.message.clear();

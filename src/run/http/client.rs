@@ -423,7 +423,7 @@ impl Client {
     }
 
     /// A hop of a recorded exchange starts.
-    #[inline]
+    #[cold]
     fn start_hop(&mut self, ex: &Exchange) {
         if let Some(r) = self.record.as_deref_mut() {
             r.start(ex.counters());
@@ -431,13 +431,14 @@ impl Client {
     }
 
     /// The hop under way of a recorded exchange has ended, with the response it got, if any.
-    #[inline]
+    #[cold]
     fn end_hop(&mut self, start: Instant, now: Counters, request: &WireRequest, response: Option<&Response>) {
         if let Some(r) = self.record.as_deref_mut() {
             r.end(start, now, request, response);
         }
     }
 
+    #[cold]
     fn tls_config(&mut self) -> Result<Arc<ClientConfig>, Failure> {
         let resolved = match &self.tls {
             TlsSource::Own { own, .. } => return Ok(own.clone()),
@@ -474,6 +475,7 @@ impl Client {
         }
     }
 
+    #[cold]
     fn redirected(&self, req: &WireRequest, status: u16, location: &str) -> Result<WireRequest, Failure> {
         let invalid =
             |e: String| Failure::new(ErrorKind::Redirect, format!("Invalid redirect location `{location}`: {e}"));

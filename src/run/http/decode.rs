@@ -132,23 +132,10 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
         Some((len, status)) => (len, status.code, status.minor, status.reason),
         None => {
             seen = Seen::default();
-            // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than
-            // parsing).
-            let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
-            let mut res = httparse::Response::new(&mut []);
-            let len = match httparse::ParserConfig::default()
-                .parse_response_with_uninit_headers(&mut res, buf, &mut lines)?
-            {
-                httparse::Status::Partial => return Ok(None),
-                httparse::Status::Complete(len) => len,
-            };
-            let (Some(code), Some(minor), Some(reason)) = (res.code, res.version, res.reason) else {
-                return Err(DecodeError::Status);
-            };
-            for h in res.headers.iter() {
-                seen.line(buf, h.name.as_bytes(), h.value);
+            match parse_uncommon(buf, &mut seen)? {
+                Some(found) => found,
+                None => return Ok(None),
             }
-            (len, code, minor, reason.as_bytes())
         }
     };
     let status = StatusCode::from_u16(code).map_err(|_| DecodeError::Status)?;
@@ -209,6 +196,30 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
         None => DataType::None,
     };
     Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, data_type, framing, keep_alive })))
+}
+
+/// A complete head's length, status code, minor version and reason phrase.
+type HeadStart<'a> = (usize, u16, u8, &'a [u8]);
+
+/// A head [`common_head`] leaves to httparse: the grammar it accepts and the errors it reports are httparse's.
+/// Out of line: servers rarely send one, and inline it would sit between the common path's instructions.
+#[cold]
+#[inline(never)]
+fn parse_uncommon<'a>(buf: &'a [u8], seen: &mut Seen<'a>) -> Result<Option<HeadStart<'a>>, DecodeError> {
+    // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than parsing).
+    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
+    let mut res = httparse::Response::new(&mut []);
+    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines)? {
+        httparse::Status::Partial => return Ok(None),
+        httparse::Status::Complete(len) => len,
+    };
+    let (Some(code), Some(minor), Some(reason)) = (res.code, res.version, res.reason) else {
+        return Err(DecodeError::Status);
+    };
+    for h in res.headers.iter() {
+        seen.line(buf, h.name.as_bytes(), h.value);
+    }
+    Ok(Some((len, code, minor, reason.as_bytes())))
 }
 
 /// What the header lines of a head say about its framing, its dataType and its cookies. httparse (or

@@ -100,6 +100,7 @@ fn plain_target(bytes: &[u8]) -> Option<usize> {
 }
 
 /// [`request_target`] step by step, for a target that is empty, too long or holds a byte it may not.
+#[cold]
 fn checked_target(path_and_query: &str) -> Result<&str, Failure> {
     let target = match memchr::memchr(b'#', path_and_query.as_bytes()) {
         Some(at) => path_and_query.get(..at).unwrap_or("/"),

@@ -22,6 +22,7 @@ impl Failure {
     }
 
     /// The whole request took longer than its timeout.
+    #[cold]
     pub fn timeout(connecting: bool, timeout: Duration) -> Self {
         let ms = timeout.as_millis();
         if connecting {
@@ -32,6 +33,7 @@ impl Failure {
     }
 
     /// A failed connect.
+    #[cold]
     pub fn connect(e: &io::Error) -> Self {
         match e.kind() {
             io::ErrorKind::ConnectionRefused => Self::new(ErrorKind::ConnectionRefused, "Connection refused"),
@@ -42,6 +44,7 @@ impl Failure {
 
     /// A failed TLS handshake, saying why: rustls' reason (`invalid peer certificate: UnknownIssuer`, `received
     /// fatal alert: HandshakeFailure`), or what the connection did instead of completing it.
+    #[cold]
     pub fn tls_handshake(e: &io::Error) -> Self {
         let why = match (rustls_error(e), e.kind()) {
             (Some(tls), _) => tls.to_string(),
@@ -53,6 +56,7 @@ impl Failure {
     }
 
     /// A failure of the socket while sending or receiving.
+    #[cold]
     pub fn io(io: &io::Error) -> Self {
         // A fatal alert after the handshake: with TLS 1.3 a server refuses a client certificate (or the
         // lack of one) only once the client has finished its handshake and sent its request.
@@ -68,11 +72,13 @@ impl Failure {
     }
 
     /// The connection ended before the response did.
+    #[cold]
     pub fn closed() -> Self {
         Self::new(ErrorKind::ConnectionReset, "Connection closed before the response was complete")
     }
 
     /// A response that does not parse, or cannot be read as HTTP/1.1.
+    #[cold]
     pub fn decode(e: &DecodeError) -> Self {
         match e {
             DecodeError::Incomplete => Self::closed(),
