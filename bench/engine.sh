@@ -4,13 +4,16 @@
 #   NEW=target/release/planrun BASE=/path/to/planrun-before bench/engine.sh
 #
 # nginx on core SERVER_CPU (0) answers `return 200 "ok"` on one port and a 32 KiB file on another; every
-# generator runs pinned to CLIENT_CPU (1) under GNU time. PARTS selects what runs (default "cpu big users cg"):
+# generator runs pinned to CLIENT_CPU (1) under GNU time. PARTS selects what runs (default "cpu big users cg icache"):
 #   cpu    CPU per request, the GET plan of bench/run.sh (templated query, assertion, JTL row), 50 users:
 #          ROUNDS rounds of wrk, NEW and BASE in turns, DURATION seconds each; the median of the rounds' ratios;
 #   big    the same against 32 KiB responses;
 #   users  peak RSS of USERS (10,000) keep-alive users of the GET plan, ramp-up 2 s, --cores 1, NEW and BASE;
 #          with THINK (2 s) think time too;
-#   cg     callgrind instructions per request of the GET plan, 10 users x 3,000 loops, NEW and BASE.
+#   cg     callgrind instructions per request of the GET plan, 10 users x 3,000 loops, NEW and BASE;
+#   icache cachegrind's simulated caches (this CPU's sizes), per request: instructions, L1 instruction-cache and
+#          data-cache misses, of the GET plan (50 users x 600 loops, NEW and BASE) and of wrk (5 s): where the
+#          CPU ratio against wrk comes from when instruction counts alone do not explain it.
 # Prints one markdown table per part. Stops what it starts, by PID.
 set -euo pipefail
 
@@ -21,7 +24,7 @@ DURATION=${DURATION:-5}
 USERS=${USERS:-10000}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
-PARTS=" ${PARTS:-cpu big users cg} "
+PARTS=" ${PARTS:-cpu big users cg icache} "
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/planrun-engine.XXXXXX")
 PIDS=()
@@ -147,8 +150,35 @@ cg_part() {
   done
 }
 
+# misses NAME REQUESTS: one table row from cachegrind's summary in $WORK/ic.NAME.err.
+misses() {
+  awk -v name="$1" -v n="$2" '
+    { gsub(",", "") }
+    /I +refs:/ { ir = $4 } /I1 +misses:/ { i1 = $4 } /D1 +misses:/ { d1 = $4 }
+    END { printf "| %s | %s | %.0f | %.1f | %.1f |\n", name, n, ir / n, i1 / n, d1 / n }' "$WORK/ic.$1.err"
+}
+
+icache_part() {
+  sed -e 's/duration: "{{ props.duration }}"/loops: 600/' "$PLAN" >"$WORK/loops600.yaml"
+  echo
+  echo "### instruction and data cache misses (cachegrind), GET plan 50 users x 600 requests, wrk -c50 5 s"
+  echo
+  echo "| generator | requests | instructions / request | L1i misses / request | L1d misses / request |"
+  echo "| --- | --- | --- | --- | --- |"
+  for bin in new base; do
+    taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$WORK/ic.$bin.out" \
+      "$WORK/$bin" run "$WORK/loops600.yaml" -D "base=$SMALL" -D threads=50 -o "$WORK/ic.$bin.jtl" --quiet \
+      >"$WORK/ic.$bin.txt" 2>"$WORK/ic.$bin.err" || true
+    misses "$bin" "$(awk '$1 == "TOTAL" { print $2 }' "$WORK/ic.$bin.txt")"
+  done
+  taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$WORK/ic.wrk.out" \
+    wrk -t1 -c50 -d5s "$SMALL/" >"$WORK/ic.wrk.txt" 2>"$WORK/ic.wrk.err" || true
+  misses wrk "$(awk '/requests in/ { print $1 }' "$WORK/ic.wrk.txt")"
+}
+
 [[ $PARTS == *" cpu "* ]] && cpu_part cpu "$SMALL"
 [[ $PARTS == *" big "* ]] && cpu_part big "$BIG"
 [[ $PARTS == *" users "* ]] && { users_part 0; users_part "${THINK:-2s}"; }
 [[ $PARTS == *" cg "* ]] && cg_part
+[[ $PARTS == *" icache "* ]] && icache_part
 exit 0
