@@ -12,8 +12,9 @@
 #          with THINK (2 s) think time too;
 #   cg     callgrind instructions per request of the GET plan, 10 users x 3,000 loops, NEW and BASE;
 #   icache cachegrind's simulated caches (this CPU's sizes), per request: instructions, L1 instruction-cache and
-#          data-cache misses, of the GET plan (50 users x 600 loops, NEW and BASE) and of wrk (5 s): where the
-#          CPU ratio against wrk comes from when instruction counts alone do not explain it.
+#          data-cache misses, and the hot lines of bench/hot_lines.py (the code one request runs, in cache
+#          lines), of the GET plan (50 users x 600 loops, NEW and BASE) and of wrk (5 s): where the CPU ratio
+#          against wrk comes from when instruction counts alone do not explain it.
 # Prints one markdown table per part. Stops what it starts, by PID.
 set -euo pipefail
 
@@ -150,30 +151,51 @@ cg_part() {
   done
 }
 
-# misses NAME REQUESTS: one table row from cachegrind's summary in $WORK/ic.NAME.err.
+# misses NAME REQUESTS HL_REQUESTS OBJECT: one table row, from cachegrind's summary in $WORK/ic.NAME.err (a run
+# of REQUESTS) and the hot lines (bench/hot_lines.py) of OBJECT in the callgrind profile $WORK/hl.NAME.out (a
+# run of HL_REQUESTS).
 misses() {
-  awk -v name="$1" -v n="$2" '
+  local lines
+  lines=$(python3 "$ROOT/bench/hot_lines.py" "$WORK/hl.$1.out" "$3" 0.9 "$4" | awk 'NR == 1 { print $4 }')
+  awk -v name="$1" -v n="$2" -v lines="$lines" '
     { gsub(",", "") }
     /I +refs:/ { ir = $4 } /I1 +misses:/ { i1 = $4 } /D1 +misses:/ { d1 = $4 }
-    END { printf "| %s | %s | %.0f | %.1f | %.1f |\n", name, n, ir / n, i1 / n, d1 / n }' "$WORK/ic.$1.err"
+    END { printf "| %s | %s | %.0f | %.1f | %.1f | %s |\n", name, n, ir / n, i1 / n, d1 / n, lines }' "$WORK/ic.$1.err"
+}
+
+# profiled NAME TOOL CMD...: CMD under valgrind's TOOL (cachegrind with its cache simulation, or callgrind
+# recording each instruction), on the client core; output in $WORK/ic.NAME.* or $WORK/hl.NAME.*.
+profiled() {
+  local name=$1 tool=$2; shift 2
+  if [[ $tool == cachegrind ]]; then
+    taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$WORK/ic.$name.out" \
+      "$@" >"$WORK/ic.$name.txt" 2>"$WORK/ic.$name.err" || true
+  else
+    taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$WORK/hl.$name.out" \
+      "$@" >"$WORK/hl.$name.txt" 2>"$WORK/hl.$name.err" || true
+  fi
 }
 
 icache_part() {
   sed -e 's/duration: "{{ props.duration }}"/loops: 600/' "$PLAN" >"$WORK/loops600.yaml"
   echo
-  echo "### instruction and data cache misses (cachegrind), GET plan 50 users x 600 requests, wrk -c50 5 s"
+  echo "### cache misses (cachegrind) and hot lines, GET plan 50 users x 600 requests, wrk -c50 5 s"
   echo
-  echo "| generator | requests | instructions / request | L1i misses / request | L1d misses / request |"
-  echo "| --- | --- | --- | --- | --- |"
+  echo "| generator | requests | instructions / request | L1i misses / request | L1d misses / request | hot lines |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  local bin tool
   for bin in new base; do
-    taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$WORK/ic.$bin.out" \
-      "$WORK/$bin" run "$WORK/loops600.yaml" -D "base=$SMALL" -D threads=50 -o "$WORK/ic.$bin.jtl" --quiet \
-      >"$WORK/ic.$bin.txt" 2>"$WORK/ic.$bin.err" || true
-    misses "$bin" "$(awk '$1 == "TOTAL" { print $2 }' "$WORK/ic.$bin.txt")"
+    for tool in cachegrind callgrind; do
+      profiled "$bin" "$tool" "$WORK/$bin" run "$WORK/loops600.yaml" -D "base=$SMALL" -D threads=50 \
+        -o "$WORK/ic.$bin.jtl" --quiet
+    done
+    local n
+    n=$(awk '$1 == "TOTAL" { print $2 }' "$WORK/ic.$bin.txt")
+    misses "$bin" "$n" "$(awk '$1 == "TOTAL" { print $2 }' "$WORK/hl.$bin.txt")" "/$bin"
   done
-  taskset -c "$CLIENT_CPU" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$WORK/ic.wrk.out" \
-    wrk -t1 -c50 -d5s "$SMALL/" >"$WORK/ic.wrk.txt" 2>"$WORK/ic.wrk.err" || true
-  misses wrk "$(awk '/requests in/ { print $1 }' "$WORK/ic.wrk.txt")"
+  profiled wrk cachegrind wrk -t1 -c50 -d5s "$SMALL/"
+  profiled wrk callgrind wrk -t1 -c50 -d5s "$SMALL/"
+  misses wrk "$(awk '/requests in/ { print $1 }' "$WORK/ic.wrk.txt")" "$(awk '/requests in/ { print $1 }' "$WORK/hl.wrk.txt")" wrk
 }
 
 [[ $PARTS == *" cpu "* ]] && cpu_part cpu "$SMALL"
