@@ -57,6 +57,9 @@ pub struct RequestNode {
     pub query_keys: Vec<String>,
     /// Headers with their names parsed once (Host and Content-Length are computed, never taken from here).
     pub headers: Vec<HeaderNode>,
+    /// True when every header of `headers` is fixed text: a request of this step sends them as they are, so
+    /// a user's next request of it can keep them where the last one left them.
+    pub headers_fixed: bool,
     /// True when an assertion or extractor reads the body, so it must be kept (otherwise it is only counted).
     pub needs_body: bool,
     /// True when an assertion or extractor reads the response's headers, so they must be kept.
@@ -89,7 +92,7 @@ pub fn compile(plan: Plan) -> Graph {
 }
 
 fn request(mut r: RequestStep) -> RequestNode {
-    let headers = std::mem::take(&mut r.headers)
+    let headers: Vec<HeaderNode> = std::mem::take(&mut r.headers)
         .into_iter()
         .filter(|(name, _)| !is_framing(name))
         .map(|(name, value)| {
@@ -117,7 +120,8 @@ fn request(mut r: RequestStep) -> RequestNode {
         Body::Raw { content_type: Some(ct), .. } => HeaderValue::from_str(ct).ok(),
         _ => None,
     };
-    RequestNode { step: r, query_keys, headers, needs_body, needs_headers, content_type, line }
+    let headers_fixed = headers.iter().all(|h| h.fixed.is_some());
+    RequestNode { step: r, query_keys, headers, headers_fixed, needs_body, needs_headers, content_type, line }
 }
 
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.

@@ -60,7 +60,7 @@ impl SpareHeaders {
     /// Keeps the header list of a request that `render_reusing` made for `node`.
     pub(crate) fn keep(&mut self, node: &RequestNode, list: Vec<(HeaderName, HeaderValue)>) {
         self.list = list;
-        self.fixed_of = node.headers.iter().all(|h| h.fixed.is_some()).then_some(address(node));
+        self.fixed_of = node.headers_fixed.then_some(address(node));
     }
 }
 
