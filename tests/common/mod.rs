@@ -496,12 +496,17 @@ pub async fn read_request(stream: &mut TcpStream) -> Option<u64> {
     }
 }
 
-/// A loopback URL nobody listens on: a port bound and released.
+/// A loopback URL nobody listens on: a port bound by a socket that never listens, kept for the whole test
+/// process. (A port bound and released could be taken at once by another test's server running alongside,
+/// which then answered the requests meant to be refused.)
 pub fn refused_url() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port to release");
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    format!("http://127.0.0.1:{port}")
+    static HELD: std::sync::OnceLock<tokio::net::TcpSocket> = std::sync::OnceLock::new();
+    let socket = HELD.get_or_init(|| {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind("127.0.0.1:0".parse().unwrap()).expect("bind a port that is never listened on");
+        socket
+    });
+    format!("http://127.0.0.1:{}", socket.local_addr().unwrap().port())
 }
 
 // ---------------------------------------------------------------------------------------------------------
