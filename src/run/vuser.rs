@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::pin::pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
@@ -106,6 +106,9 @@ pub struct VirtualUser {
     /// users that never pause, as they hold nothing else between requests either (see [`Holding`]).
     spare_headers: wire::SpareHeaders,
     keeps_headers: bool,
+    /// When the last exchange ended, until the next deadline check takes it: that check, a few microseconds
+    /// later with nothing awaited between, reads it instead of the clock.
+    ended: Option<Instant>,
 }
 
 impl VirtualUser {
@@ -137,6 +140,7 @@ impl VirtualUser {
             extras,
             spare_headers: wire::SpareHeaders::default(),
             keeps_headers: !pauses(&g.think_time, &g.steps),
+            ended: None,
         }
     }
 
@@ -183,7 +187,7 @@ impl VirtualUser {
     pub(super) fn internal_error(&mut self, label: Arc<str>, why: String) -> Sample {
         self.client.forget_connection();
         self.transactions = Transactions::default();
-        let mut sample = failed(epoch_ms(SystemTime::now()), label, &self.thread);
+        let mut sample = failed(start_ms(Instant::now(), Duration::ZERO), label, &self.thread);
         sample.outcome = Outcome::Error { kind: ErrorKind::Internal, message: why };
         self.stamp_threads(&mut sample);
         // A panic's message may quote a value the user rendered.
@@ -195,8 +199,9 @@ impl VirtualUser {
         self.retire.as_ref().is_some_and(|r| *r.borrow())
     }
 
-    pub(super) fn must_stop(&self) -> bool {
-        *self.cx.stop.borrow() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    pub(super) fn must_stop(&mut self) -> bool {
+        let ended = self.ended.take();
+        *self.cx.stop.borrow() || self.deadline.is_some_and(|d| ended.unwrap_or_else(Instant::now) >= d)
     }
 
     /// Pauses; inside transactions the pause counts as their idle time.
@@ -225,11 +230,10 @@ impl VirtualUser {
     /// Sends one request; `late` is how late its iteration started (open model), which counts against
     /// the target as wrk2 counts it (no coordinated omission).
     pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, late: Duration) -> Sample {
-        let now = SystemTime::now();
-        let start_ms = epoch_ms(if late.is_zero() { now } else { now.checked_sub(late).unwrap_or(UNIX_EPOCH) });
         let step = &node.step;
-        // Made after the exchange, so that it is not part of the state held while waiting for it.
-        let new_sample = |thread: &ThreadId| failed(start_ms, step.name.clone(), thread);
+        // Made after the exchange, so that it is not part of the state held while waiting for it; stamped
+        // with when the exchange started (the request's rendering took microseconds before that).
+        let new_sample = |thread: &ThreadId, start: Instant| failed(start_ms(start, late), step.name.clone(), thread);
         // Decided before anything is sent: whether this is one of the first requests `--http-debug` shows.
         let wants = if self.extras { self.cx.options.wants(&self.masks) } else { Wants::default() };
         let Wants { keep, record, show, any } = wants;
@@ -237,7 +241,7 @@ impl VirtualUser {
         let spare = &mut self.spare_headers;
         let wire = match wire::render_reusing(graph, node, &self.scope, |u| client.cookie_header(u), spare) {
             Ok(w) => w,
-            Err(e) => return self.unrendered(new_sample(&self.thread), step, &e.0, (any, show), late),
+            Err(e) => return self.unrendered(new_sample(&self.thread, Instant::now()), step, &e.0, (any, show), late),
         };
         let how = How {
             keep: if node.needs_body { usize::MAX } else { keep },
@@ -246,7 +250,8 @@ impl VirtualUser {
             headers: node.needs_headers || any,
         };
         let mut ex = self.client.exchange(&wire, step.timeout, how).await;
-        let mut sample = new_sample(&self.thread);
+        let mut sample = new_sample(&self.thread, ex.start);
+        self.ended = ex.start.checked_add(ex.elapsed);
         // Kept for the sample's detail, when the run asks for one: the last response and every request.
         let mut last = None;
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
@@ -365,6 +370,10 @@ fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
     }
 }
 
-fn epoch_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+/// A sample's timestamp: when it started, `late` before `start` in the open model (see [`VirtualUser::request`]).
+fn start_ms(start: Instant, late: Duration) -> u64 {
+    match start.checked_sub(late) {
+        Some(at) => super::clock::epoch_ms(at),
+        None => super::clock::epoch_ms(start).saturating_sub(late.as_millis() as u64),
+    }
 }

@@ -34,6 +34,8 @@ const MAX_REDIRECTS: usize = 10;
 pub struct Exchange {
     /// The response, or why there was none.
     pub result: Result<Response, Failure>,
+    /// When the exchange started (the sample's timestamp); it ended `elapsed` later.
+    pub start: Instant,
     /// Sample start to the first response byte (connect included).
     pub latency: Duration,
     /// Sample start to the last response byte.
@@ -197,6 +199,7 @@ impl Client {
         let mut ex = Exchange {
             // Always replaced before it is returned; a placeholder that allocates nothing.
             result: Err(Failure::new(ErrorKind::BadRequest, String::new())),
+            start,
             latency: Duration::ZERO,
             elapsed: Duration::ZERO,
             connect: Duration::ZERO,

@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::task::{Poll, Waker};
 
 use tokio::runtime::{Handle, Id};
+use tokio::task;
 use tokio::time::{Instant, Sleep};
 
 /// The request ran past its deadline.
@@ -22,6 +23,9 @@ pub struct Elapsed;
 pub struct Deadline {
     /// The timer and the runtime it belongs to (a client used from another runtime gets a new one).
     timer: Option<(Pin<Box<Sleep>>, Id)>,
+    /// The task that last ran a request here: while it is the one running, the runtime is the timer's own,
+    /// and asking for the current runtime (an `Arc` cloned and dropped) is skipped.
+    task: Option<task::Id>,
     /// The waker the timer last registered, while it is still registered.
     registered: Option<Waker>,
 }
@@ -31,13 +35,18 @@ impl Deadline {
     /// future holds a pointer to it rather than a second copy of it (request futures are kilobytes, and
     /// 10,000 users hold one each).
     pub async fn run<F: Future>(&mut self, deadline: Instant, mut work: Pin<&mut F>) -> Result<F::Output, Elapsed> {
-        let runtime = Handle::current().id();
-        if self.timer.as_ref().is_some_and(|(_, id)| *id != runtime) {
-            self.timer = None;
-            self.registered = None;
+        let task = task::try_id();
+        if task.is_none() || task != self.task {
+            let runtime = Handle::current().id();
+            if self.timer.as_ref().is_some_and(|(_, id)| *id != runtime) {
+                self.timer = None;
+                self.registered = None;
+            }
+            self.task = task;
         }
         let registered = &mut self.registered;
-        let (timer, _) = self.timer.get_or_insert_with(|| (Box::pin(tokio::time::sleep_until(deadline)), runtime));
+        let (timer, _) =
+            self.timer.get_or_insert_with(|| (Box::pin(tokio::time::sleep_until(deadline)), Handle::current().id()));
         if timer.deadline() > deadline {
             // A step with a shorter timeout than the one that armed the timer.
             timer.as_mut().reset(deadline);
@@ -126,6 +135,25 @@ mod tests {
             let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
             let deadline = rt.block_on(async { Instant::now() + Duration::from_millis(20) });
             assert_eq!(rt.block_on(d.run(deadline, pin!(std::future::pending::<()>()))), Err(Elapsed));
+        }
+    }
+
+    #[test]
+    fn a_client_moved_to_a_task_of_another_runtime_gets_a_new_timer() {
+        let mut d = Deadline::default();
+        for _ in 0..2 {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+            let (out, back) = rt.block_on(async move {
+                tokio::spawn(async move {
+                    let out =
+                        d.run(Instant::now() + Duration::from_millis(20), pin!(std::future::pending::<()>())).await;
+                    (out, d)
+                })
+                .await
+                .unwrap()
+            });
+            assert_eq!(out, Err(Elapsed));
+            d = back;
         }
     }
 

@@ -174,6 +174,8 @@ impl VirtualUser {
             Ok(()) => Emit::Done(true),
             Err(TrySendError::Closed(_)) => Emit::Done(false),
             Err(TrySendError::Full(sample)) => {
+                // The wait may be long: the next deadline check reads the clock.
+                self.ended = None;
                 self.cx.active.waited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tx = self.cx.tx.clone();
                 Emit::Wait(Box::pin(async move { tx.send(sample).await.is_ok() }))

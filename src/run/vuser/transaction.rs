@@ -2,7 +2,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use crate::run::Active;
 use crate::sample::{DataType, Outcome, Sample, ThreadId};
@@ -29,11 +29,11 @@ pub struct Transactions(Vec<Open>);
 impl Transactions {
     /// Starts timing a transaction.
     pub fn open(&mut self, name: Arc<str>) {
-        let start_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let started = Instant::now();
         self.0.push(Open {
             name,
-            started: Instant::now(),
-            start_ms,
+            started,
+            start_ms: crate::run::clock::epoch_ms(started),
             children: 0,
             failed: 0,
             bytes: 0,
