@@ -66,7 +66,8 @@ mod tests {
     fn an_instant_maps_to_the_wall_clock_in_milliseconds() {
         let wall = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
         let (before, now, after) = (wall(SystemTime::now()), epoch_ms(Instant::now()), wall(SystemTime::now()));
-        assert!((before.saturating_sub(1)..=after + 1).contains(&now), "{before} <= {now} <= {after}");
+        // Loose: the anchor may have been read long before, by another test, and the clocks slewed since.
+        assert!((before.saturating_sub(100)..=after + 100).contains(&now), "{before} <= {now} <= {after}");
         let earlier = Instant::now().checked_sub(Duration::from_millis(250)).unwrap();
         let back = epoch_ms(earlier);
         assert!(back.abs_diff(now.saturating_sub(250)) <= 2, "{back} is 250 ms before {now}");
