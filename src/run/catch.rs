@@ -23,9 +23,12 @@ thread_local! {
 /// future and pinning them again here cost two copies per request and doubled every user's task.
 ///
 /// Whatever `work` borrowed may be half-updated afterwards: the caller resets what it cannot trust.
-pub async fn catch<F: Future>(mut work: Pin<&mut F>) -> Result<F::Output, String> {
+///
+/// Not an `async fn`: one would wrap the polling in a state machine of its own, a layer more on every
+/// request's path (docs/performance.md, session 11).
+pub fn catch<'a, F: Future>(mut work: Pin<&'a mut F>) -> impl Future<Output = Result<F::Output, String>> + 'a {
     install_hook();
-    poll_fn(|cx| {
+    poll_fn(move |cx| {
         CATCHING.with(|c| c.set(c.get() + 1));
         let polled = catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx)));
         CATCHING.with(|c| c.set(c.get() - 1));
@@ -35,7 +38,6 @@ pub async fn catch<F: Future>(mut work: Pin<&mut F>) -> Result<F::Output, String
             Err(payload) => Poll::Ready(Err(describe(payload.as_ref()))),
         }
     })
-    .await
 }
 
 /// The panic's message, and where it happened when the hook saw it.

@@ -3,6 +3,7 @@
 //! keeping only what the sample needs. A user holds no buffer of its own between requests.
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -150,13 +151,14 @@ fn has_close(value: &[u8]) -> bool {
 }
 
 /// Reads once into the thread's scratch buffer and hands what came to `f`: `None` at the end of the stream.
-/// The first read that brings bytes notes when in `began`.
-async fn read_scratch<R>(
-    io: &mut Stream,
-    began: &mut Option<Instant>,
-    mut f: impl FnMut(&mut [u8]) -> R,
-) -> io::Result<Option<R>> {
-    std::future::poll_fn(|cx| {
+/// The first read that brings bytes notes when in `began`. Not an `async fn`, as [`crate::run::catch::catch`]
+/// is not: a state machine of its own would be a layer more on every read.
+fn read_scratch<'a, R>(
+    io: &'a mut Stream,
+    began: &'a mut Option<Instant>,
+    mut f: impl FnMut(&mut [u8]) -> R + 'a,
+) -> impl Future<Output = io::Result<Option<R>>> + 'a {
+    std::future::poll_fn(move |cx| {
         SCRATCH_BUF.with(|cell| {
             let mut own;
             let mut shared = cell.try_borrow_mut();
@@ -179,7 +181,6 @@ async fn read_scratch<R>(
             }
         })
     })
-    .await
 }
 
 /// Takes the thread's request buffer, to be given back with [`give_back`].
