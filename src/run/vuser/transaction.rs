@@ -12,7 +12,6 @@ use crate::sample::{DataType, Outcome, Sample, ThreadId};
 struct Open {
     name: Arc<str>,
     started: Instant,
-    start_ms: u64,
     children: u32,
     failed: u32,
     bytes: u64,
@@ -29,11 +28,9 @@ pub struct Transactions(Vec<Open>);
 impl Transactions {
     /// Starts timing a transaction.
     pub fn open(&mut self, name: Arc<str>) {
-        let started = Instant::now();
         self.0.push(Open {
             name,
-            started,
-            start_ms: crate::run::clock::epoch_ms(started),
+            started: Instant::now(),
             children: 0,
             failed: 0,
             bytes: 0,
@@ -71,7 +68,7 @@ impl Transactions {
         }
         let elapsed = t.started.elapsed().saturating_sub(t.idle);
         Some(Sample {
-            start_ms: t.start_ms,
+            start_ms: crate::run::clock::epoch_ms(t.started),
             elapsed_us: elapsed.as_micros() as u64,
             latency_us: t.latency_us,
             connect_us: t.connect_us,
