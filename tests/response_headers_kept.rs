@@ -103,3 +103,49 @@ thread_groups:
         }
     }
 }
+
+/// A head made of the same bytes as the one before is not parsed again (src/run/http/head_memo.rs): what it is
+/// depends on the request too. Here GET and HEAD get the same head (hyper sends HEAD's Content-Length), and
+/// heads that differ only in their length alternate, on one kept-alive connection a user.
+#[test]
+fn the_same_head_for_another_method_or_a_head_one_byte_off_is_read_for_what_it_is() {
+    let server = Server::start();
+    let dir = TempDir::new("headers_same_head");
+    let plan = format!(
+        r#"name: same-head
+defaults: {{ base_url: "{}" }}
+thread_groups:
+  - name: g
+    threads: 2
+    loops: 4
+    steps:
+      - name: get
+        request: {{ url: /ok }}
+        assert:
+          - body_contains: ok
+      - name: head
+        request: {{ method: HEAD, url: /ok }}
+      - name: longer
+        request: {{ url: /status/200 }}
+        assert:
+          - body_contains: status 200
+      - name: again
+        request: {{ url: /ok }}
+        assert:
+          - body_contains: ok
+"#,
+        server.url()
+    );
+    let rows = rows(&dir, plan);
+    assert_eq!(rows.len(), 2 * 4 * 4);
+    assert_eq!(server.count(), rows.len());
+    assert!(rows.iter().all(|r| r["success"] == "true" && r["responseCode"] == "200"), "{rows:?}");
+    assert_eq!(server.connections(), 2, "every response left its connection usable");
+    let bytes = |label: &str| -> Vec<u64> {
+        rows.iter().filter(|r| r["label"] == label).map(|r| r["bytes"].parse().unwrap()).collect()
+    };
+    for ((get, head), longer) in bytes("get").iter().zip(bytes("head")).zip(bytes("longer")) {
+        assert_eq!(head + 2, *get, "HEAD's response has no body");
+        assert_eq!(longer, get + 8 + 1, "a body of 10 bytes, not 2 (and a length of two digits)");
+    }
+}

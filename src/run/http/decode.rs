@@ -11,6 +11,7 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 
 use super::common_head;
+use super::head_memo;
 use super::headers::{self, Headers};
 use crate::sample::DataType;
 
@@ -126,7 +127,64 @@ pub fn parse_head(buf: &[u8], method: &Method) -> Result<Option<Parsed>, DecodeE
 /// [`parse_head`], the headers copied out of `buf` only when `headers` asks for them, Set-Cookie lines
 /// come (the cookie jar reads them) or the status is 3xx (a redirect's Location): most samples never look
 /// at them, and the copy and its release were 200 instructions a request.
+///
+/// A final head made of the same bytes as the last one parsed on this thread, for a request of the same kind,
+/// is not parsed again ([`head_memo`]).
 pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<Option<Parsed>, DecodeError> {
+    let kind = head_memo::Kind::of(method);
+    let recalled = head_memo::recall(buf, kind);
+    let summary = match recalled {
+        head_memo::Recalled::Same(summary) => summary,
+        _ => match summarize(buf, method)? {
+            Some(Summarized::Final(summary)) => {
+                if let head_memo::Recalled::Other = recalled {
+                    head_memo::remember(buf, kind, &summary);
+                }
+                summary
+            }
+            Some(Summarized::Interim(len)) => return Ok(Some(Parsed::Interim(len))),
+            None => return Ok(None),
+        },
+    };
+    let Summary { len, status, reason, version, framing, keep_alive, data_type, content_type, set_cookie } = summary;
+    let headers = if headers || set_cookie || (300..400).contains(&status) {
+        Headers::new(Bytes::copy_from_slice(buf.get(..len).unwrap_or_default()), content_type, set_cookie)
+    } else {
+        Headers::default()
+    };
+    Ok(Some(Parsed::Final(len, Head { status, reason, version, headers, data_type, framing, keep_alive })))
+}
+
+/// What a complete head at the start of a buffer is, before anything is copied out of the buffer.
+enum Summarized {
+    /// An interim (1xx) response of this many bytes.
+    Interim(usize),
+    /// A final response.
+    Final(Summary),
+}
+
+/// A final head as parsed, with where its Content-Type is: everything [`Head`] holds but the headers' copy.
+#[derive(Debug, Clone)]
+pub(super) struct Summary {
+    len: usize,
+    status: u16,
+    reason: Cow<'static, str>,
+    version: Version,
+    framing: Framing,
+    keep_alive: bool,
+    data_type: DataType,
+    content_type: Option<(u32, u32)>,
+    set_cookie: bool,
+}
+
+impl Summary {
+    /// The head's length in bytes.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+fn summarize(buf: &[u8], method: &Method) -> Result<Option<Summarized>, DecodeError> {
     let mut seen = Seen::default();
     let (len, code, minor, reason) = match common_head::parse(buf, |name, value| seen.line(buf, name, value)) {
         Some((len, status)) => (len, status.code, status.minor, status.reason),
@@ -143,7 +201,7 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
         return Err(DecodeError::Upgrade);
     }
     if (100..200).contains(&code) {
-        return Ok(Some(Parsed::Interim(len)));
+        return Ok(Some(Summarized::Interim(len)));
     }
     if len > MAX_HEAD {
         return Err(DecodeError::TooLarge);
@@ -186,16 +244,13 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
         // Either parser's reason is ASCII or text: nothing is lost.
         _ => Cow::Owned(String::from_utf8_lossy(reason).into_owned()),
     };
-    let headers = if headers || set_cookie || (300..400).contains(&code) {
-        Headers::new(Bytes::copy_from_slice(buf.get(..len).unwrap_or_default()), content_type, set_cookie)
-    } else {
-        Headers::default()
-    };
     let data_type = match content_type {
         Some((start, len)) => super::client::data_type(headers::visible(buf, start, len)),
         None => DataType::None,
     };
-    Ok(Some(Parsed::Final(len, Head { status: code, reason, version, headers, data_type, framing, keep_alive })))
+    let summary =
+        Summary { len, status: code, reason, version, framing, keep_alive, data_type, content_type, set_cookie };
+    Ok(Some(Summarized::Final(summary)))
 }
 
 /// A complete head's length, status code, minor version and reason phrase.

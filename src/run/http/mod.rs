@@ -13,6 +13,7 @@ mod deadline;
 pub mod decode;
 mod encode;
 mod error;
+mod head_memo;
 mod headers;
 mod hop;
 mod stream;
