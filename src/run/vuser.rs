@@ -28,6 +28,8 @@ mod flow;
 mod holding;
 mod transaction;
 
+use flow::Emit;
+
 pub use holding::{pauses, Boxed, Holding, InPlace};
 
 use transaction::Transactions;
@@ -227,9 +229,11 @@ impl VirtualUser {
         self.transactions.idle(began.elapsed());
     }
 
-    /// Sends one request; `late` is how late its iteration started (open model), which counts against
-    /// the target as wrk2 counts it (no coordinated omission).
-    pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, late: Duration) -> Sample {
+    /// Sends one request and hands its sample to the sinks ([`VirtualUser::hand_over`]); `late` is how late its
+    /// iteration started (open model), which counts against the target as wrk2 counts it (no coordinated
+    /// omission). The sample goes from where it is made to the channel: returned, it would be copied, 200-odd
+    /// bytes, by each layer it passed (the catch, the holding, the steps).
+    pub(super) async fn request(&mut self, graph: &Graph, node: &RequestNode, late: Duration) -> Emit {
         let step = &node.step;
         // Made after the exchange, so that it is not part of the state held while waiting for it; stamped
         // with when the exchange started (the request's rendering took microseconds before that).
@@ -241,7 +245,10 @@ impl VirtualUser {
         let spare = &mut self.spare_headers;
         let wire = match wire::render_reusing(graph, node, &self.scope, |u| client.cookie_header(u), spare) {
             Ok(w) => w,
-            Err(e) => return self.unrendered(new_sample(&self.thread, Instant::now()), step, &e.0, (any, show), late),
+            Err(e) => {
+                let sample = self.unrendered(new_sample(&self.thread, Instant::now()), step, &e.0, (any, show), late);
+                return self.hand_over(sample);
+            }
         };
         let how = How {
             keep: if node.needs_body { usize::MAX } else { keep },
@@ -298,7 +305,7 @@ impl VirtualUser {
             let recorded = self.client.recorded();
             sample.detail = super::detail::detail(options, show, &sample, &recorded, last.as_ref(), late, &self.masks);
         }
-        sample
+        self.hand_over(sample)
     }
 
     /// The failed sample of a request that could not be rendered. Out of line, as other rare paths are: the

@@ -148,8 +148,7 @@ fn zero_byte(w: u64) -> u64 {
 fn breaks_line(bytes: &[u8]) -> bool {
     let breaks = |w: u64| {
         w.wrapping_sub(ONES * 0x0e) & !w & HIGH != 0
-            && (zero_byte(w) | zero_byte(w ^ (ONES * u64::from(b'\r'))) | zero_byte(w ^ (ONES * u64::from(b'\n'))))
-                != 0
+            && (zero_byte(w) | zero_byte(w ^ (ONES * u64::from(b'\r'))) | zero_byte(w ^ (ONES * u64::from(b'\n')))) != 0
     };
     let Some(last) = bytes.last_chunk::<8>() else {
         return breaks_line_bytewise(bytes);

@@ -17,7 +17,7 @@ use crate::template::Tpl;
 type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
 
 /// A sample being handed to the sinks: true once they have it, false when they are gone.
-pub(super) enum Emit {
+pub enum Emit {
     /// Handed over (or refused) at once.
     Done(bool),
     /// Waiting for room on the channel.
@@ -78,14 +78,12 @@ impl VirtualUser {
                 let late = self.late.take().unwrap_or_default();
                 // Each value lives in a block of its own: one that outlived an await would take room in
                 // every user's task.
-                let sent = {
-                    let caught = H::request(self, graph, node, late).await;
-                    let sample = match caught {
-                        Ok(sample) => sample,
-                        Err(why) => self.internal_error(node.step.name.clone(), why),
-                    };
-                    self.transactions.add(&sample);
-                    self.emit(sample)
+                let sent = match H::request(self, graph, node, late).await {
+                    Ok(sent) => sent,
+                    Err(why) => {
+                        let sample = self.internal_error(node.step.name.clone(), why);
+                        self.hand_over(sample)
+                    }
                 };
                 if !sent.await {
                     return false;
@@ -163,6 +161,12 @@ impl VirtualUser {
                 }
             }
         }
+    }
+
+    /// Counts a request's sample in the open transactions and hands it to the sinks ([`VirtualUser::emit`]).
+    pub(super) fn hand_over(&mut self, sample: crate::sample::Sample) -> Emit {
+        self.transactions.add(&sample);
+        self.emit(sample)
     }
 
     /// Hands a sample to the sinks; when they fall behind the user waits (never drops it) and it is counted.

@@ -10,21 +10,21 @@ use std::future::Future;
 use std::pin::pin;
 use std::time::Duration;
 
+use super::flow::Emit;
 use super::VirtualUser;
 use crate::compile::{Graph, RequestNode, StepNode};
 use crate::plan::model::Think;
 use crate::run::catch::catch;
-use crate::sample::Sample;
 
 /// How a user holds the future of a request in flight (see the module's documentation).
 pub trait Holding: 'static {
-    /// Sends the request, a panic caught as [`catch`] does.
+    /// Sends the request and hands its sample over, a panic caught as [`catch`] does.
     fn request<'a>(
         user: &'a mut VirtualUser,
         graph: &'a Graph,
         node: &'a RequestNode,
         late: Duration,
-    ) -> impl Future<Output = Result<Sample, String>> + Send + 'a;
+    ) -> impl Future<Output = Result<Emit, String>> + Send + 'a;
 }
 
 /// In the user's task: no allocation per request.
@@ -39,7 +39,7 @@ impl Holding for InPlace {
         graph: &'a Graph,
         node: &'a RequestNode,
         late: Duration,
-    ) -> Result<Sample, String> {
+    ) -> Result<Emit, String> {
         let request = pin!(user.request(graph, node, late));
         catch(request).await
     }
@@ -51,7 +51,7 @@ impl Holding for Boxed {
         graph: &'a Graph,
         node: &'a RequestNode,
         late: Duration,
-    ) -> Result<Sample, String> {
+    ) -> Result<Emit, String> {
         let mut request = Box::pin(user.request(graph, node, late));
         catch(request.as_mut()).await
     }
