@@ -259,8 +259,6 @@ impl VirtualUser {
         let mut ex = self.client.exchange(&wire, step.timeout, how).await;
         let mut sample = new_sample(&self.thread, ex.start);
         self.ended = ex.start.checked_add(ex.elapsed);
-        // Kept for the sample's detail, when the run asks for one: the last response and every request.
-        let mut last = None;
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
@@ -271,9 +269,10 @@ impl VirtualUser {
         sample.connect_us = ex.connect.as_micros() as u64;
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
-        match ex.result {
-            Ok(mut resp) => {
-                let seen = Observed::new(&resp, sample.elapsed_us / 1000, ex.bytes);
+        // Read where it lies: the response stays in the exchange (moved out, it was copied) for the detail.
+        match &mut ex.result {
+            Ok(resp) => {
+                let seen = Observed::new(resp, sample.elapsed_us / 1000, ex.bytes);
                 let client = &self.client;
                 let target = cookie_target.as_ref();
                 let cookie = |name: &str| target.and_then(|t| client.cookie(name, t));
@@ -292,18 +291,16 @@ impl VirtualUser {
                 sample.data_type = resp.data_type;
                 // The reason phrase moves into the sample; the detail reads it there.
                 sample.outcome = Outcome::Response { status: resp.status, reason: std::mem::take(&mut resp.reason) };
-                if any {
-                    last = Some(resp);
-                }
             }
-            Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: f.message },
+            Err(f) => sample.outcome = Outcome::Error { kind: f.kind, message: std::mem::take(&mut f.message) },
         }
         self.stamp_threads(&mut sample);
         self.masks.apply_to(&mut sample);
         if any {
             let options = &self.cx.options;
             let recorded = self.client.recorded();
-            sample.detail = super::detail::detail(options, show, &sample, &recorded, last.as_ref(), late, &self.masks);
+            let last = ex.result.as_ref().ok();
+            sample.detail = super::detail::detail(options, show, &sample, &recorded, last, late, &self.masks);
         }
         self.hand_over(sample)
     }
