@@ -6,7 +6,8 @@
 # nginx on core SERVER_CPU (0) answers `return 200 "ok"` on one port and a 32 KiB file on another; every
 # generator runs pinned to CLIENT_CPU (1) under GNU time. PARTS selects what runs (default "cpu big users cg icache"):
 #   cpu    CPU per request, the GET plan of bench/run.sh (templated query, assertion, JTL row), 50 users:
-#          ROUNDS rounds of wrk, NEW and BASE in turns, DURATION seconds each; the median of the rounds' ratios;
+#          ROUNDS rounds of wrk, NEW and BASE in turns, DURATION seconds each; the median of the rounds' ratios,
+#          and each generator's median user and sys time per request;
 #   big    the same against 32 KiB responses;
 #   users  peak RSS of USERS (10,000) keep-alive users of the GET plan, ramp-up 2 s, --cores 1, NEW and BASE;
 #          with THINK (2 s) think time too;
@@ -89,12 +90,14 @@ cpu_part() {
     local wreq wcpu
     wreq=$(awk '/requests in/ { print $1 }' "$WORK/$part.wrk.$r.out")
     wcpu=$(per10k "$CPU" "$wreq")
+    split_us wrk "$wreq"
     local ncpu breq bcpu nreq
     for bin in new base; do
       timed "$part.$bin.$r" "$WORK/$bin" run "$PLAN" -D "base=$url" -D threads=50 -D "duration=${DURATION}s" \
         -o "$WORK/$part.$bin.$r.jtl" --quiet --cores 1
       local n; n=$(reqs_planrun "$part.$bin.$r")
       local c; c=$(per10k "$CPU" "$n")
+      split_us "$bin" "$n"
       if [[ $bin == new ]]; then ncpu=$c nreq=$n; else bcpu=$c breq=$n; fi
       rm -f "$WORK/$part.$bin.$r.jtl"
     done
@@ -112,6 +115,22 @@ cpu_part() {
   m2=$(awk '{ print $4 / $2 }' "$WORK/$part.rows" | median)
   m3=$(awk '{ print $3 / $4 }' "$WORK/$part.rows" | median)
   printf '| median of the ratios | | | | %.2f | %.2f | %.2f |\n' "$m1" "$m2" "$m3"
+  # The kernel's share moves with the host's noise far more than the user-space share, which is the code's.
+  echo
+  echo "| generator | median user us / request | median sys us / request |"
+  echo "| --- | --- | --- |"
+  local g
+  for g in wrk new base; do
+    printf '| %s | %.2f | %.2f |\n' "$g" "$(awk '{ print $2 }' "$WORK/split.$g" | median)" \
+      "$(awk '{ print $3 }' "$WORK/split.$g" | median)"
+    rm -f "$WORK/split.$g"
+  done
+}
+
+# split_us NAME REQUESTS: appends the last timed run's user and sys microseconds per request to $WORK/split.NAME.
+split_us() {
+  awk -v n="$2" -v u="$U" -v s="$S" -v name="$1" 'BEGIN { printf "%s %.3f %.3f\n", name, u * 1e6 / n, s * 1e6 / n }' \
+    >>"$WORK/split.$1"
 }
 
 users_part() {

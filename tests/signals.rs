@@ -9,10 +9,15 @@ use std::time::{Duration, Instant};
 use common::{describe, read_jtl, Server, TempDir};
 
 fn start(dir: &TempDir, server: &Server, quiet: bool) -> Child {
+    start_with(dir, server, quiet, "")
+}
+
+/// The run of [`start`], with `group` (YAML at the group's indentation) added to its group.
+fn start_with(dir: &TempDir, server: &Server, quiet: bool, group: &str) -> Child {
     let plan = dir.write(
         "plan.yaml",
         format!(
-            "name: signals\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 4\n    duration: 60s\n    steps:\n      - name: s\n        request: {{ url: /delay/20 }}\n",
+            "name: signals\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 4\n    duration: 60s\n{group}    steps:\n      - name: s\n        request: {{ url: /delay/20 }}\n",
             server.url()
         ),
     );
@@ -87,4 +92,31 @@ fn after_sigkill_the_jtl_has_only_complete_rows_and_misses_at_most_a_second() {
     assert!(rows.iter().all(|l| l.split(',').count() == 17), "every row is complete");
     // 4 users sending 20 ms requests make at most ~200 samples a second.
     assert!(rows.len() + 200 >= sent, "{} rows written for {sent} requests", rows.len());
+}
+
+/// A user stopped in the middle of its think time must not send again: the wait that sees the stop is the
+/// last thing it does.
+#[test]
+fn users_stopped_while_they_think_send_nothing_more() {
+    let server = Server::start();
+    let dir = TempDir::new("signals_think");
+    let mut child = start_with(&dir, &server, true, "    think_time: 300ms\n");
+    wait_for_requests(&server, 8);
+    // Past the 20 ms of the requests just sent, well within the 300 ms think time that follows them.
+    std::thread::sleep(Duration::from_millis(120));
+    let before = server.count();
+    signal(&child, "-TERM");
+    let started = Instant::now();
+    while child.try_wait().expect("wait for planrun").is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the run went on after SIGTERM: {} requests, {before} before it", server.count());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().expect("planrun exits");
+    assert_eq!(out.status.code(), Some(143), "{}", describe(&out));
+    let jtl = read_jtl(&dir.join("out.jtl"));
+    assert_eq!(jtl.rows.len(), server.count());
+    assert!(server.count() <= before + 4, "at most the requests in flight: {} after {before}", server.count());
 }

@@ -111,6 +111,8 @@ pub struct VirtualUser {
     /// When the last exchange ended, until the next deadline check takes it: that check, a few microseconds
     /// later with nothing awaited between, reads it instead of the clock.
     ended: Option<Instant>,
+    /// The run's stop was seen true (see [`VirtualUser::stopping`]).
+    stopping: bool,
 }
 
 impl VirtualUser {
@@ -121,6 +123,8 @@ impl VirtualUser {
         let scope = user_scope(&graph, group, vu);
         let cursors = cx.data.user();
         let extras = !cx.options.is_off();
+        // Read now: the receiver may be a clone of one that had already seen the stop's last change.
+        let stopping = *cx.stop.borrow();
         Self {
             cursors,
             masks: user_masks(&graph, &scope),
@@ -143,6 +147,7 @@ impl VirtualUser {
             spare_headers: wire::SpareHeaders::default(),
             keeps_headers: !pauses(&g.think_time, &g.steps),
             ended: None,
+            stopping,
         }
     }
 
@@ -203,7 +208,16 @@ impl VirtualUser {
 
     pub(super) fn must_stop(&mut self) -> bool {
         let ended = self.ended.take();
-        *self.cx.stop.borrow() || self.deadline.is_some_and(|d| ended.unwrap_or_else(Instant::now) >= d)
+        self.stopping() || self.deadline.is_some_and(|d| ended.unwrap_or_else(Instant::now) >= d)
+    }
+
+    /// Whether the run is stopping. The stop's value is read (under the channel's lock) only when its version
+    /// moved since this user last read it: otherwise an atomic load answers, twice a request.
+    fn stopping(&mut self) -> bool {
+        if !self.stopping && !matches!(self.cx.stop.has_changed(), Ok(false)) {
+            self.stopping = *self.cx.stop.borrow_and_update();
+        }
+        self.stopping
     }
 
     /// Pauses; inside transactions the pause counts as their idle time.
@@ -224,7 +238,8 @@ impl VirtualUser {
         let began = Instant::now();
         tokio::select! {
             _ = tokio::time::sleep_until(until.into()) => {}
-            _ = stopped(&mut self.cx.stop) => {}
+            // The wait marks the stop as read: `stopping` must learn it here.
+            _ = stopped(&mut self.cx.stop) => self.stopping = true,
         }
         self.transactions.idle(began.elapsed());
     }
