@@ -273,37 +273,32 @@ mod tests {
     #[test]
     fn the_word_at_a_time_check_agrees_with_the_byte_at_a_time_one() {
         let naive = |b: &[u8]| b.iter().all(u8::is_ascii_graphic);
-        // Every byte value at every place of inputs of 1 to 24 bytes, among otherwise valid bytes.
-        for len in 1..=24 {
-            for at in 0..len {
-                for byte in 0..=255u8 {
-                    let mut input = vec![b'a'; len];
-                    input[at] = byte;
-                    assert_eq!(all_graphic(&input), naive(&input), "{input:?}");
-                }
-            }
-        }
-        // Pairs of neighbours across a word's lanes, where a borrow or a carry could leak.
-        for a in 0..=255u8 {
-            for b in 0..=255u8 {
-                let input = [b'!', b'~', b'x', a, b, b'~', b'!', b'0', b'z'];
-                assert_eq!(all_graphic(&input), naive(&input), "{input:?}");
-            }
-        }
+        every_byte_everywhere(|input| assert_eq!(all_graphic(input), naive(input), "{input:?}"));
         assert!(all_graphic(b""));
     }
 
     #[test]
     fn the_word_at_a_time_line_break_test_answers_as_the_byte_at_a_time_one() {
-        for len in 0..=20 {
+        every_byte_everywhere(|value| assert_eq!(breaks_line(value), breaks_line_bytewise(value), "{value:?}"));
+        assert!(!breaks_line(b"") && !breaks_line(b"127.0.0.1:8080\tx\x7f\xff"));
+    }
+
+    /// Calls `check` with every byte value at every place of inputs of 1 to 24 bytes (otherwise `a`), then
+    /// with every pair of neighbours across a word's lanes, where a borrow or a carry could leak.
+    fn every_byte_everywhere(check: impl Fn(&[u8])) {
+        for len in 1..=24 {
             for at in 0..len {
                 for byte in 0..=255u8 {
-                    let mut value = vec![b'a'; len];
-                    value[at] = byte;
-                    assert_eq!(breaks_line(&value), breaks_line_bytewise(&value), "{value:?}");
+                    let mut input = vec![b'a'; len];
+                    input[at] = byte;
+                    check(&input);
                 }
             }
         }
-        assert!(!breaks_line(b"127.0.0.1:8080\tx\x7f\xff"));
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                check(&[b'!', b'~', b'x', a, b, b'~', b'!', b'0', b'z']);
+            }
+        }
     }
 }
