@@ -135,7 +135,7 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
     let recalled = head_memo::recall(buf, kind);
     let summary = match recalled {
         head_memo::Recalled::Same(summary) => summary,
-        _ => match summarize(buf, method)? {
+        _ => match summarize(buf, kind)? {
             Some(Summarized::Final(summary)) => {
                 if let head_memo::Recalled::Other = recalled {
                     head_memo::remember(buf, kind, &summary);
@@ -184,7 +184,9 @@ impl Summary {
     }
 }
 
-fn summarize(buf: &[u8], method: &Method) -> Result<Option<Summarized>, DecodeError> {
+/// The parse of the head at the start of `buf`. It reads the request only through `kind`, so that what the
+/// memo keys on is all it depends on.
+fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, DecodeError> {
     let mut seen = Seen::default();
     let (len, code, minor, reason) = match common_head::parse(buf, |name, value| seen.line(buf, name, value)) {
         Some((len, status)) => (len, status.code, status.minor, status.reason),
@@ -209,9 +211,9 @@ fn summarize(buf: &[u8], method: &Method) -> Result<Option<Summarized>, DecodeEr
     let version = if minor == 1 { Version::HTTP_11 } else { Version::HTTP_10 };
     let Seen { connection_close, connection_keep_alive, lengths, transfer_encoding, content_type, set_cookie } = seen;
     let mut keep_alive = if connection_close { false } else { version == Version::HTTP_11 || connection_keep_alive };
-    let framing = if code == 204 || code == 304 || *method == Method::HEAD {
+    let framing = if code == 204 || code == 304 || kind == head_memo::Kind::Head {
         Framing::Empty
-    } else if *method == Method::CONNECT && (200..300).contains(&code) {
+    } else if kind == head_memo::Kind::Connect && (200..300).contains(&code) {
         return Err(DecodeError::Tunnel);
     } else if let Some(te) = transfer_encoding {
         if version == Version::HTTP_10 {
