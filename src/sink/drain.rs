@@ -23,10 +23,14 @@ use crate::sample::Sample;
 /// Most samples taken from the channel at once.
 const BATCH: usize = 1024;
 
-/// After a small batch, how long the drain lets samples gather before it takes the next one. Waking for
-/// every few samples costs the users' task switches and a writer wake-up per handful of rows; a few
-/// milliseconds of samples waiting in the channel cost nothing (it holds thousands).
+/// How long the drain lets a batch gather before the writers get it, unless it fills first. Waking a
+/// writer for every few samples costs a task switch per handful of rows.
 const GATHER: Duration = Duration::from_millis(4);
+
+/// While a batch gathers, how often the drain empties the channel into it. Samples that sit in the channel
+/// for all of [`GATHER`] spread over blocks whose memory has gone cold when the users write the next
+/// samples there; taken every millisecond, they cycle through a few blocks that stay in the cache.
+const TICK: Duration = Duration::from_millis(1);
 
 /// Once the users are done after a hurry, how long an output may write nothing before the run stops
 /// waiting for it.
@@ -96,10 +100,25 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
     let mut writers: Vec<Writer> = outputs.into_iter().map(|o| Writer::spawn(o, recycle.clone())).collect();
     let mut hurried = *hurry.borrow();
     let mut received = 0u64;
-    loop {
+    let mut open = true;
+    while open {
         let mut buf = pool.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
         crate::url_pool::reclaim(&mut buf);
-        let taken = rx.recv_many(&mut buf, BATCH).await;
+        // Waits for the batch's first sample; after it, takes only what is there.
+        let mut began = None;
+        loop {
+            let room = BATCH - buf.len();
+            if (buf.is_empty() || !rx.is_empty() || rx.is_closed()) && rx.recv_many(&mut buf, room).await == 0 {
+                open = false;
+                break;
+            }
+            let began = *began.get_or_insert_with(Instant::now);
+            if buf.len() >= BATCH || began.elapsed() >= GATHER {
+                break;
+            }
+            tokio::time::sleep(TICK).await;
+        }
+        let taken = buf.len();
         if taken == 0 {
             break;
         }
@@ -123,9 +142,6 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
         recycle.give(batch);
         for w in &mut writers {
             w.on_failure(|e| observers.iter_mut().for_each(|o| o.sink_failed(e)));
-        }
-        if taken < BATCH / 4 {
-            tokio::time::sleep(GATHER).await;
         }
     }
     let outputs = close(writers, hurry, hurried, &mut observers, received).await;

@@ -28,6 +28,8 @@ pub struct Deadline {
     task: Option<task::Id>,
     /// The waker the timer last registered, while it is still registered.
     registered: Option<Waker>,
+    /// The timer's deadline, kept here: reading it from the timer touches memory of its own each request.
+    armed: Option<Instant>,
 }
 
 impl Deadline {
@@ -41,17 +43,22 @@ impl Deadline {
             if self.timer.as_ref().is_some_and(|(_, id)| *id != runtime) {
                 self.timer = None;
                 self.registered = None;
+                self.armed = None;
             }
             self.task = task;
         }
         let registered = &mut self.registered;
-        let (timer, _) =
-            self.timer.get_or_insert_with(|| (Box::pin(tokio::time::sleep_until(deadline)), Handle::current().id()));
-        if timer.deadline() > deadline {
+        let (timer, _) = self.timer.get_or_insert_with(|| {
+            self.armed = Some(deadline);
+            (Box::pin(tokio::time::sleep_until(deadline)), Handle::current().id())
+        });
+        if self.armed.is_none_or(|armed| armed > deadline) {
             // A step with a shorter timeout than the one that armed the timer.
             timer.as_mut().reset(deadline);
+            self.armed = Some(deadline);
             *registered = None;
         }
+        let armed = &mut self.armed;
         poll_fn(|cx| {
             if let Poll::Ready(out) = work.as_mut().poll(cx) {
                 return Poll::Ready(Ok(out));
@@ -72,7 +79,10 @@ impl Deadline {
                         return Poll::Ready(Err(Elapsed));
                     }
                     // Armed by an earlier request: move it to this one's deadline and wait again.
-                    Poll::Ready(()) => timer.as_mut().reset(deadline),
+                    Poll::Ready(()) => {
+                        timer.as_mut().reset(deadline);
+                        *armed = Some(deadline);
+                    }
                 }
             }
         })
