@@ -1,6 +1,8 @@
 //! The one record that flows from the virtual users to every sink.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -136,7 +138,7 @@ pub struct Sample {
     /// Active threads in all groups when it finished.
     pub all_threads: u32,
     /// The full request URL; `None` for transactions (written as `null`).
-    pub url: Option<String>,
+    pub url: Option<SampleUrl>,
     /// What only some samples carry, when the run asks for it: redirect hops as sub-results, the exchange
     /// as `--http-debug` prints it, a failed response's body. `None` for nearly every sample.
     pub detail: Option<Box<Detail>>,
@@ -214,5 +216,128 @@ impl Sample {
     /// The end of the sample in ms since the epoch.
     pub fn end_ms(&self) -> u64 {
         self.start_ms + self.elapsed_us / 1000
+    }
+}
+
+/// Bytes of a URL a sample keeps inside itself.
+const INLINE_URL: usize = 62;
+
+/// A sample's URL. One that fits (most do) is kept inside the sample, which travels to the sinks in one
+/// piece: a buffer of its own would be written while its memory is cold, at the request, and read while
+/// cold again, at the output.
+#[derive(Clone)]
+pub enum SampleUrl {
+    /// Up to [`INLINE_URL`] bytes.
+    Inline {
+        /// Bytes used.
+        len: u8,
+        /// The URL's bytes, then zeros.
+        bytes: [u8; INLINE_URL],
+    },
+    /// A longer one.
+    Heap(String),
+}
+
+impl SampleUrl {
+    /// Keeps `url` inline when it fits (its buffer is then freed, on this thread, where the next request
+    /// takes it again), else keeps the buffer.
+    pub fn new(url: String) -> Self {
+        Self::inline(&url).unwrap_or(SampleUrl::Heap(url))
+    }
+
+    fn inline(url: &str) -> Option<Self> {
+        let len = u8::try_from(url.len()).ok().filter(|&l| usize::from(l) <= INLINE_URL)?;
+        let mut bytes = [0; INLINE_URL];
+        bytes[..url.len()].copy_from_slice(url.as_bytes());
+        Some(SampleUrl::Inline { len, bytes })
+    }
+
+    /// The URL.
+    pub fn as_str(&self) -> &str {
+        match self {
+            // Never fails: the bytes are a whole `str`'s.
+            SampleUrl::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            SampleUrl::Heap(url) => url,
+        }
+    }
+
+    /// Changes the URL through `edit`.
+    pub fn edit(&mut self, edit: impl FnOnce(&mut String)) {
+        let mut url = match std::mem::replace(self, SampleUrl::Heap(String::new())) {
+            SampleUrl::Heap(url) => url,
+            inline => inline.as_str().to_owned(),
+        };
+        edit(&mut url);
+        *self = Self::new(url);
+    }
+}
+
+impl Deref for SampleUrl {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for SampleUrl {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SampleUrl {}
+
+impl fmt::Debug for SampleUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for SampleUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<String> for SampleUrl {
+    fn from(url: String) -> Self {
+        Self::new(url)
+    }
+}
+
+impl From<&str> for SampleUrl {
+    fn from(url: &str) -> Self {
+        Self::inline(url).unwrap_or_else(|| SampleUrl::Heap(url.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_kept_inline_up_to_its_room_and_reads_back_the_same_either_way() {
+        for len in [0, 1, INLINE_URL - 1, INLINE_URL, INLINE_URL + 1, 300] {
+            let text: String = "h\u{e9}/".chars().cycle().take(len).collect();
+            let url = SampleUrl::new(text.clone());
+            assert_eq!(url.as_str(), text);
+            assert_eq!(matches!(url, SampleUrl::Inline { .. }), text.len() <= INLINE_URL, "{len}");
+            assert_eq!(SampleUrl::from(text.as_str()), url);
+        }
+    }
+
+    #[test]
+    fn an_edit_moves_a_url_between_inline_and_heap() {
+        let mut url = SampleUrl::from("http://x/?token=abc");
+        url.edit(|u| u.push_str(&"y".repeat(INLINE_URL)));
+        assert!(matches!(url, SampleUrl::Heap(_)));
+        url.edit(|u| u.truncate(8));
+        assert_eq!((url.as_str(), matches!(url, SampleUrl::Inline { .. })), ("http://x", true));
+    }
+
+    #[test]
+    fn a_sample_stays_small() {
+        assert!(std::mem::size_of::<Sample>() <= 256, "{}", std::mem::size_of::<Sample>());
     }
 }

@@ -1,10 +1,12 @@
 //! URL buffers handed back from the drain, which frees the samples, to the users' threads, which make them.
 //! glibc's allocator takes its slow path for nearly every block that one thread frees and another then asks
 //! for: about 400 instructions a request for the URL alone. Through this pool a buffer goes round instead.
+//! Only URLs too long to be kept inside their sample ([`SampleUrl::Heap`]) travel with it and come back here;
+//! a short one's buffer is freed where the request was made.
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::sample::Sample;
+use crate::sample::{Sample, SampleUrl};
 
 /// Buffers kept at most (about 1 MB at the usual size).
 const KEPT: usize = 4096;
@@ -32,7 +34,7 @@ impl Pool {
         // Taken where they lie: moving each sample out of the batch first cost a copy of it.
         for sample in samples.iter_mut() {
             match sample.url.take() {
-                Some(mut url) if kept.len() < KEPT && url.capacity() <= LARGEST => {
+                Some(SampleUrl::Heap(mut url)) if kept.len() < KEPT && url.capacity() <= LARGEST => {
                     url.clear();
                     kept.push(url);
                 }
@@ -64,17 +66,19 @@ mod tests {
         let mut kept = sample("a");
         let mut url = String::with_capacity(777);
         url.push_str("http://x/");
-        kept.url = Some(url);
+        kept.url = Some(SampleUrl::Heap(url));
         let mut big = sample("b");
-        big.url = Some("y".repeat(LARGEST + 1));
+        big.url = Some(SampleUrl::Heap("y".repeat(LARGEST + 1)));
         let mut none = sample("c");
         none.url = None;
-        let mut samples = vec![kept, big, none];
+        let mut inline = sample("d");
+        inline.url = Some(SampleUrl::from("http://x/"));
+        let mut samples = vec![kept, big, none, inline];
         pool.reclaim(&mut samples);
         assert!(samples.is_empty());
         let back = pool.take().unwrap();
         assert_eq!((back.len(), back.capacity()), (0, 777));
-        assert_eq!(pool.take(), None, "the oversized buffer was freed");
+        assert_eq!(pool.take(), None, "the oversized buffer was freed, the inline URL had none");
     }
 
     #[test]
@@ -83,7 +87,7 @@ mod tests {
         let mut samples: Vec<Sample> = (0..KEPT + 10)
             .map(|_| {
                 let mut s = sample("a");
-                s.url = Some(String::from("u"));
+                s.url = Some(SampleUrl::Heap(String::from("u")));
                 s
             })
             .collect();

@@ -138,7 +138,7 @@ impl Masks {
     #[inline(never)]
     fn apply_each(&self, sample: &mut Sample) {
         if let Some(url) = &mut sample.url {
-            self.mask_in_place(url);
+            url.edit(|u| self.mask_in_place(u));
         }
         match &mut sample.outcome {
             Outcome::Response { reason, .. } => {

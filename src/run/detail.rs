@@ -77,7 +77,7 @@ fn sub_results(parent: &Sample, hops: &[Hop], late: Duration, masks: &Masks) -> 
                 sent_bytes: hop.sent,
                 grp_threads: parent.grp_threads,
                 all_threads: parent.all_threads,
-                url: Some(hop.url.clone()),
+                url: Some(hop.url.as_str().into()),
                 detail: None,
             };
             masks.apply_to(&mut sub);

@@ -21,7 +21,7 @@ use super::wire;
 use crate::compile::{Graph, RequestNode};
 use crate::mask::Masks;
 use crate::plan::model::{Check, ExtractFrom, Think};
-use crate::sample::{DataType, ErrorKind, Outcome, Sample, ThreadId};
+use crate::sample::{DataType, ErrorKind, Outcome, Sample, SampleUrl, ThreadId};
 use crate::template::{Scope, Tpl};
 
 mod flow;
@@ -277,7 +277,7 @@ impl VirtualUser {
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
-        sample.url = Some(ex.final_url.take().unwrap_or(wire.target.url));
+        sample.url = Some(SampleUrl::new(ex.final_url.take().unwrap_or(wire.target.url)));
         self.spare_headers.keep(node, if self.keeps_headers { wire.headers } else { Vec::new() });
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;

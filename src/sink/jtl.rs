@@ -296,7 +296,7 @@ pub(crate) mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::sample::{ErrorKind, ThreadId};
+    use crate::sample::{ErrorKind, SampleUrl, ThreadId};
 
     /// A successful request with round numbers; tests change what they need.
     pub(crate) fn sample(label: &str) -> Sample {
@@ -407,7 +407,7 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
             s.sent_bytes.to_string(),
             s.grp_threads.to_string(),
             s.all_threads.to_string(),
-            s.url.clone().unwrap_or_else(|| "null".into()),
+            s.url.as_deref().unwrap_or("null").to_string(),
             (s.latency_us / 1000).to_string(),
             (s.idle_us / 1000).to_string(),
             (s.connect_us / 1000).to_string(),
@@ -495,7 +495,7 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
                 sent_bytes,
                 grp_threads,
                 all_threads,
-                url,
+                url: url.map(SampleUrl::from),
                 detail: None,
             },
         )
