@@ -109,7 +109,8 @@ pub struct VirtualUser {
     spare_headers: wire::SpareHeaders,
     keeps_headers: bool,
     /// When the last exchange ended, until the next deadline check takes it: that check, a few microseconds
-    /// later with nothing awaited between, reads it instead of the clock.
+    /// later with nothing awaited between, reads it instead of the clock (an iteration's last check leaves
+    /// it for the next iteration's first, see [`VirtualUser::iterate`]).
     ended: Option<Instant>,
     /// The run's stop was seen true (see [`VirtualUser::stopping`]).
     stopping: bool,

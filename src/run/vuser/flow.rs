@@ -52,9 +52,23 @@ impl VirtualUser {
         }
         // Measured before the iteration's own steps (a think time first) can add to it.
         self.late = intended.map(|i| Instant::now().saturating_duration_since(i));
+        if intended.is_some() {
+            // An open-model arrival waited for its time: the last exchange's end is long past.
+            self.ended = None;
+        }
         let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
-        self.run_steps::<H>(&graph, steps).await && !self.must_stop()
+        self.run_steps::<H>(&graph, steps).await && !self.must_stop_after_iteration()
+    }
+
+    /// [`must_stop`](VirtualUser::must_stop) at an iteration's end, leaving the last exchange's end for the
+    /// check before the next iteration's first step: in a closed loop that follows with nothing awaited
+    /// between, and it is one clock read a request less.
+    fn must_stop_after_iteration(&mut self) -> bool {
+        let ended = self.ended;
+        let stop = self.must_stop();
+        self.ended = ended;
+        stop
     }
 
     async fn run_steps<H: Holding>(&mut self, graph: &Graph, steps: &[StepNode]) -> bool {
