@@ -108,6 +108,7 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
         let mut began = None;
         loop {
             let room = BATCH - buf.len();
+            let before = buf.len();
             if (buf.is_empty() || !rx.is_empty() || rx.is_closed()) && rx.recv_many(&mut buf, room).await == 0 {
                 open = false;
                 break;
@@ -116,7 +117,12 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
             if buf.len() >= BATCH || began.elapsed() >= GATHER {
                 break;
             }
-            tokio::time::sleep(TICK).await;
+            if buf.len() > before {
+                // Samples keep coming: take them again once the users that are ready have run.
+                tokio::task::yield_now().await;
+            } else {
+                tokio::time::sleep(TICK).await;
+            }
         }
         let taken = buf.len();
         if taken == 0 {
