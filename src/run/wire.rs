@@ -47,13 +47,16 @@ pub fn render(
     render_reusing(graph, node, scope, cookie, &mut SpareHeaders::default())
 }
 
-/// The header list of a user's last request, kept for its next one (see [`render_reusing`]).
+/// The header list and URL buffer of a user's last request, kept for its next one (see [`render_reusing`]).
 #[derive(Debug, Default)]
 pub(crate) struct SpareHeaders {
     list: Vec<(HeaderName, HeaderValue)>,
     /// The address of the node whose request filled `list`, when all of that node's headers are fixed: they
     /// are still at the front, as its next request would have them.
     fixed_of: Option<usize>,
+    /// The last request's URL buffer, once its sample has copied the URL: the next request renders its URL
+    /// there, in memory this user wrote a moment ago, and nothing is allocated or freed.
+    url: Option<String>,
 }
 
 impl SpareHeaders {
@@ -61,6 +64,14 @@ impl SpareHeaders {
     pub(crate) fn keep(&mut self, node: &RequestNode, list: Vec<(HeaderName, HeaderValue)>) {
         self.list = list;
         self.fixed_of = node.headers_fixed.then_some(address(node));
+    }
+
+    /// Keeps a URL buffer for the next request (emptied; one grown past the usual size is freed).
+    pub(crate) fn keep_url(&mut self, mut url: String) {
+        if url.capacity() <= URL_CAPACITY {
+            url.clear();
+            self.url = Some(url);
+        }
     }
 }
 
@@ -92,7 +103,7 @@ pub(crate) fn render_reusing(
     let into = |tpl, out: &mut String| t.render_into(tpl, scope, out).map_err(RenderError::from);
     // One buffer for the whole URL, the base's prefix first: a relative URL (nearly every one) is rendered
     // where it stays; an absolute one has the prefix taken off again.
-    let mut url = crate::url_pool::url_buffer(URL_CAPACITY);
+    let mut url = spare.url.take().unwrap_or_else(|| crate::url_pool::url_buffer(URL_CAPACITY));
     url.push_str(graph.base.as_ref().map_or("", |b| b.prefix()));
     let from = url.len();
     into(&step.url, &mut url)?;

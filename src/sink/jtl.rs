@@ -107,7 +107,7 @@ impl<W: Write> JtlSink<W> {
         num(out, &mut n, u64::from(s.grp_threads));
         num(out, &mut n, u64::from(s.all_threads));
         match &s.url {
-            Some(url) => field(out, url),
+            Some(url) => field_bytes(out, url.as_bytes()),
             None => out.extend_from_slice(b"null,"),
         }
         num(out, &mut n, s.latency_us / 1000);
@@ -140,7 +140,11 @@ fn num(out: &mut Vec<u8>, n: &mut itoa::Buffer, v: u64) {
 /// Appends one CSV field and its comma, quoted only when it must be (RFC 4180: a comma, a quote or a line
 /// break inside; quotes doubled), as JMeter writes them.
 fn field(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
+    field_bytes(out, text.as_bytes());
+}
+
+/// [`field`] of text given as its bytes.
+fn field_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     if needs_quotes(bytes) {
         quoted(out, bytes);
     } else {
