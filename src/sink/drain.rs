@@ -27,9 +27,11 @@ const BATCH: usize = 1024;
 /// writer for every few samples costs a task switch per handful of rows.
 const GATHER: Duration = Duration::from_millis(4);
 
-/// While a batch gathers, how often the drain empties the channel into it. Samples that sit in the channel
-/// for all of [`GATHER`] spread over blocks whose memory has gone cold when the users write the next
-/// samples there; taken every millisecond, they cycle through a few blocks that stay in the cache.
+/// While a batch gathers, the drain empties the channel into it again as soon as the users that were ready
+/// have run, and after this long when its last pass found nothing (so an idle run does not spin). Samples
+/// that sat in the channel for all of [`GATHER`] spread over blocks whose memory had gone cold by the time
+/// the users wrote the next samples there; taken at once, they cycle through a block or two that stay in
+/// the cache.
 const TICK: Duration = Duration::from_millis(1);
 
 /// Once the users are done after a hurry, how long an output may write nothing before the run stops
