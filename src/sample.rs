@@ -239,14 +239,22 @@ pub enum SampleUrl {
 }
 
 impl SampleUrl {
-    /// Keeps `url` inline when it fits (its buffer is then freed, on this thread, where the next request
-    /// takes it again), else keeps the buffer.
+    /// Keeps `url` inline when it fits (its buffer is freed), else keeps the buffer.
     pub fn new(url: String) -> Self {
-        Self::inline(&url).unwrap_or(SampleUrl::Heap(url))
+        Self::keeping_buffer(url).0
+    }
+
+    /// Keeps `url` inline when it fits and hands its buffer back, for the next request to render into; else
+    /// keeps the buffer.
+    pub fn keeping_buffer(url: String) -> (Self, Option<String>) {
+        match Self::inline(&url) {
+            Some(inline) => (inline, Some(url)),
+            None => (SampleUrl::Heap(url), None),
+        }
     }
 
     /// `url` kept inline, when it fits.
-    pub fn inline(url: &str) -> Option<Self> {
+    fn inline(url: &str) -> Option<Self> {
         let len = u8::try_from(url.len()).ok().filter(|&l| usize::from(l) <= INLINE_URL)?;
         let mut bytes = [0; INLINE_URL];
         bytes[..url.len()].copy_from_slice(url.as_bytes());
@@ -266,7 +274,7 @@ impl SampleUrl {
     pub fn as_str(&self) -> &str {
         match self {
             // Never fails: the bytes are a whole `str`'s.
-            SampleUrl::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            SampleUrl::Inline { .. } => std::str::from_utf8(self.as_bytes()).unwrap_or_default(),
             SampleUrl::Heap(url) => url,
         }
     }

@@ -2,7 +2,8 @@
 //! glibc's allocator takes its slow path for nearly every block that one thread frees and another then asks
 //! for: about 400 instructions a request for the URL alone. Through this pool a buffer goes round instead.
 //! Only URLs too long to be kept inside their sample ([`SampleUrl::Heap`]) travel with it and come back here;
-//! a short one's buffer is freed where the request was made.
+//! a short one's buffer stays with its user for the next request (see `wire::SpareHeaders`), or is freed
+//! where the request was made by a user that pauses.
 
 use std::sync::{Mutex, PoisonError};
 

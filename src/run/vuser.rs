@@ -278,16 +278,11 @@ impl VirtualUser {
         // Only a cookie extractor needs the URL after this; otherwise it moves into the sample uncopied.
         let cookie_target =
             step.extract.iter().any(|e| matches!(e.from, ExtractFrom::Cookie(_))).then(|| wire.target.clone());
-        let url = ex.final_url.take().unwrap_or(wire.target.url);
-        sample.url = Some(match SampleUrl::inline(&url) {
-            Some(inline) => {
-                if self.keeps_headers {
-                    self.spare_headers.keep_url(url);
-                }
-                inline
-            }
-            None => SampleUrl::Heap(url),
-        });
+        let (url, buffer) = SampleUrl::keeping_buffer(ex.final_url.take().unwrap_or(wire.target.url));
+        sample.url = Some(url);
+        if let Some(buffer) = buffer.filter(|_| self.keeps_headers) {
+            self.spare_headers.keep_url(buffer);
+        }
         self.spare_headers.keep(node, if self.keeps_headers { wire.headers } else { Vec::new() });
         sample.elapsed_us = (ex.elapsed + late).as_micros() as u64;
         sample.latency_us = (ex.latency + late).as_micros() as u64;

@@ -109,9 +109,8 @@ pub async fn drain(mut rx: Receiver<Sample>, set: SinkSet, mut hurry: watch::Rec
         // Waits for the batch's first sample; after it, takes only what is there.
         let mut began = None;
         loop {
-            let room = BATCH - buf.len();
             let before = buf.len();
-            if (buf.is_empty() || !rx.is_empty() || rx.is_closed()) && rx.recv_many(&mut buf, room).await == 0 {
+            if (before == 0 || !rx.is_empty() || rx.is_closed()) && rx.recv_many(&mut buf, BATCH - before).await == 0 {
                 open = false;
                 break;
             }
