@@ -81,7 +81,8 @@ async fn iteration<H: Holding>(
     group: usize,
 ) -> VirtualUser {
     active.start(group);
-    user.iterate_caught::<H>(Some(intended.into_std())).await;
+    let graph = user.graph();
+    user.iterate_caught::<H>(&graph, Some(intended.into_std())).await;
     active.finish(group);
     user
 }

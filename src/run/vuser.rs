@@ -158,12 +158,20 @@ impl VirtualUser {
         self
     }
 
+    /// The compiled plan this user runs, for [`iterate_caught`](Self::iterate_caught).
+    pub fn graph(&self) -> Arc<Graph> {
+        self.cx.graph.clone()
+    }
+
     /// Closed model: iterate until the loops are done, the deadline passes, or the user or run stops.
     /// Boxed, so a task that waits to start the user and then runs it holds the user once, not twice.
     pub async fn run_closed<H: Holding>(mut self: Box<Self>, loops: Option<u64>) {
         self.cx.active.start(self.group);
+        // Held for the user's whole run: cloned for each iteration, its count went up and down (two locked
+        // instructions, on a line every core shares) with every one.
+        let graph = self.cx.graph.clone();
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
-            if !self.iterate_caught::<H>(None).await {
+            if !self.iterate_caught::<H>(&graph, None).await {
                 break;
             }
         }
@@ -172,15 +180,15 @@ impl VirtualUser {
 
     /// One iteration; a panic outside any request ends the iteration with a failed sample labelled with
     /// the group's name, and the user goes on with its next one. False when the run or the group is over.
-    pub async fn iterate_caught<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
+    pub async fn iterate_caught<H: Holding>(&mut self, graph: &Graph, intended: Option<Instant>) -> bool {
         let caught = {
-            let iteration = pin!(self.iterate::<H>(intended));
+            let iteration = pin!(self.iterate::<H>(graph, intended));
             catch(iteration).await
         };
         match caught {
             Ok(go_on) => go_on,
             Err(why) => {
-                let label = self.cx.graph.groups[self.group].name.clone();
+                let label = graph.groups[self.group].name.clone();
                 let sent = {
                     let sample = self.internal_error(label, why);
                     self.emit(sample)

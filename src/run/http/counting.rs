@@ -32,8 +32,12 @@ impl WireStats {
     }
 
     /// Bytes read and written since the last reset or take, counted once: the counters start again from 0.
+    /// Loads and stores, not swaps: only the user's own task touches the counters, and a swap is a locked
+    /// instruction that waits for every earlier store.
     pub fn take(&self) -> (u64, u64) {
-        (self.read.swap(0, Ordering::Relaxed), self.written.swap(0, Ordering::Relaxed))
+        let taken = (self.read.load(Ordering::Relaxed), self.written.load(Ordering::Relaxed));
+        self.reset();
+        taken
     }
 
     /// Bytes written since the last reset or take.

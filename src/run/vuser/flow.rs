@@ -38,7 +38,7 @@ impl Future for Emit {
 impl VirtualUser {
     /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the
     /// first request's times are measured from it. False when the run or the group is over.
-    pub async fn iterate<H: Holding>(&mut self, intended: Option<Instant>) -> bool {
+    pub async fn iterate<H: Holding>(&mut self, graph: &Graph, intended: Option<Instant>) -> bool {
         self.iteration += 1;
         self.scope.set_iteration(self.iteration);
         if !self.cx.data.is_empty() {
@@ -56,9 +56,8 @@ impl VirtualUser {
             // An open-model arrival waited for its time: the last exchange's end is long past.
             self.ended = None;
         }
-        let graph = self.cx.graph.clone();
         let steps = &graph.groups[self.group].steps;
-        self.run_steps::<H>(&graph, steps).await && !self.must_stop_after_iteration()
+        self.run_steps::<H>(graph, steps).await && !self.must_stop_after_iteration()
     }
 
     /// [`must_stop`](VirtualUser::must_stop) at an iteration's end, leaving the last exchange's end for the
