@@ -169,7 +169,7 @@ impl VirtualUser {
         self.cx.active.start(self.group);
         // Held for the user's whole run: cloned for each iteration, its count went up and down (two locked
         // instructions, on a line every core shares) with every one.
-        let graph = self.cx.graph.clone();
+        let graph = self.graph();
         while loops.is_none_or(|l| self.iteration < l) && !self.retired() {
             if !self.iterate_caught::<H>(&graph, None).await {
                 break;
