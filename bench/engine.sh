@@ -6,7 +6,8 @@
 # nginx on core SERVER_CPU (0) answers `return 200 "ok"` on one port and a 32 KiB file on another; every
 # generator runs pinned to CLIENT_CPU (1) under GNU time. PARTS selects what runs (default "cpu big users cg icache"):
 #   cpu    CPU per request, the GET plan of bench/run.sh (templated query, assertion, JTL row), 50 users:
-#          ROUNDS rounds of wrk, NEW and BASE in turns, DURATION seconds each; the median of the rounds' ratios,
+#          ROUNDS rounds of wrk, NEW and BASE (in each of the six orders in turn, GAP seconds apart),
+#          DURATION seconds each; the median of the rounds' ratios,
 #          and each generator's median user and sys time per request;
 #   big    the same against 32 KiB responses;
 #   users  peak RSS of USERS (10,000) keep-alive users of the GET plan, ramp-up 2 s, --cores 1, NEW and BASE;
@@ -23,6 +24,7 @@ NEW=${NEW:?the planrun binary to measure}
 BASE=${BASE:?the planrun binary to compare with}
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5}
+GAP=${GAP:-2}
 USERS=${USERS:-10000}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -81,25 +83,33 @@ reqs_planrun() { awk '$1 == "TOTAL" { print $2 }' "$WORK/$1.out"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 per10k() { awk -v c="$1" -v r="$2" 'BEGIN { printf "%.4f", c * 10000 / r }'; }
 
-# cpu_part NAME URL: ROUNDS rounds of wrk, NEW, BASE in turns.
+# cpu_part NAME URL: ROUNDS rounds of wrk, NEW and BASE, each round in the next of the six orders, with GAP
+# seconds of rest before each run. A run is measured differently by what ran just before it: the same binary
+# as NEW and BASE in fixed turns (wrk, NEW, BASE) measured 1.02 and 0.96 against wrk in one run (session 15),
+# and merely rotating the turns still left BASE after NEW twice as often as after wrk. Over six rounds each
+# generator takes each place, after each of the others, as often.
 cpu_part() {
-  local part=$1 url=$2 r
+  local part=$1 url=$2 r g
   : >"$WORK/$part.rows"
+  local -a orders=("wrk new base" "new base wrk" "base wrk new" "wrk base new" "base new wrk" "new wrk base")
   for ((r = 1; r <= ROUNDS; r++)); do
-    timed "$part.wrk.$r" wrk -t1 -c50 -d"${DURATION}s" "$url/"
-    local wreq wcpu
-    wreq=$(awk '/requests in/ { print $1 }' "$WORK/$part.wrk.$r.out")
-    wcpu=$(per10k "$CPU" "$wreq")
-    split_us wrk "$wreq"
-    local ncpu breq bcpu nreq
-    for bin in new base; do
-      timed "$part.$bin.$r" "$WORK/$bin" run "$PLAN" -D "base=$url" -D threads=50 -D "duration=${DURATION}s" \
-        -o "$WORK/$part.$bin.$r.jtl" --quiet --cores 1
-      local n; n=$(reqs_planrun "$part.$bin.$r")
+    local wreq wcpu ncpu breq bcpu nreq
+    for g in ${orders[$(((r - 1) % 6))]}; do
+      sleep "$GAP"
+      if [[ $g == wrk ]]; then
+        timed "$part.wrk.$r" wrk -t1 -c50 -d"${DURATION}s" "$url/"
+        wreq=$(awk '/requests in/ { print $1 }' "$WORK/$part.wrk.$r.out")
+        wcpu=$(per10k "$CPU" "$wreq")
+        split_us wrk "$wreq"
+        continue
+      fi
+      timed "$part.$g.$r" "$WORK/$g" run "$PLAN" -D "base=$url" -D threads=50 -D "duration=${DURATION}s" \
+        -o "$WORK/$part.$g.$r.jtl" --quiet --cores 1
+      local n; n=$(reqs_planrun "$part.$g.$r")
       local c; c=$(per10k "$CPU" "$n")
-      split_us "$bin" "$n"
-      if [[ $bin == new ]]; then ncpu=$c nreq=$n; else bcpu=$c breq=$n; fi
-      rm -f "$WORK/$part.$bin.$r.jtl"
+      split_us "$g" "$n"
+      if [[ $g == new ]]; then ncpu=$c nreq=$n; else bcpu=$c breq=$n; fi
+      rm -f "$WORK/$part.$g.$r.jtl"
     done
     echo "$r $wcpu $ncpu $bcpu $wreq $nreq $breq" >>"$WORK/$part.rows"
     log "$part round $r: CPU s/10k req wrk $wcpu new $ncpu base $bcpu (requests $wreq $nreq $breq)"

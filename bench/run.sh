@@ -36,8 +36,9 @@
 #      with `--cores` = every core and 1: the longest gap between request starts in the JTL, and how many
 #      samples waited for the writer ("Results writer fell behind").
 #
-# Environment: RUNS (3), DURATION (seconds, 10), SKIP_INSTALL=1 (use what is on PATH), PLANRUN (binary to
-# measure, default target/release/planrun after `cargo build --release`), SERVER_CPU (0), CLIENT_CPU (1),
+# Environment: RUNS (3), DURATION (seconds, 10), GAP (seconds of rest before each run, 2), SKIP_INSTALL=1
+# (use what is on PATH), PLANRUN (binary to measure, default target/release/planrun after `cargo build
+# --release`), SERVER_CPU (0), CLIENT_CPU (1),
 # BIG (19000: virtual users of the "many users" run, 0 skips it), PROFILE (0 skips the profile of planrun's
 # 50-connection run by bench/profile.sh, which otherwise runs when perf works), KEEP=1 (keep the work
 # directory with every tool's raw output), PEERS (0 skips the comparison with wrk and oha, leaving the
@@ -59,6 +60,7 @@ CORES=${CORES:-1}
 PARTS=" ${PARTS:-a b c d} "
 ALL_CPUS=${ALL_CPUS:-0-$(($(nproc) - 1))}
 STALL=${STALL:-2}
+GAP=${GAP:-2}
 CONNS=50
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
@@ -301,6 +303,8 @@ one() { # PREFIX TOOL N URL RAMP [wrk args]
   local prefix=$1 tool=$2 n=$3 url=$4 ramp=$5; shift 5
   local name="$prefix.$tool.$RUN" ok=1 ticks
   LAST_RPS="" LAST_CPU10K=""
+  # A rest first: a run started as the last one ends is measured with its aftermath (bench/engine.sh).
+  sleep "$GAP"
   ticks=$(nginx_ticks)
   case $tool in
     wrk) run_wrk "$name" "$n" "$url" "$@" || ok=0 ;;

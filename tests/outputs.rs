@@ -59,7 +59,11 @@ struct Running {
 }
 
 fn start(dir: &Path, args: &[&str]) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_planrun"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    // planrun keeps SIGHUP ignored when it starts ignored (`nohup`), as the tests may be run: these need the
+    // terminal's default.
+    sys::hangup_by_default(&mut command);
+    let mut child = command
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -112,6 +116,18 @@ mod sys {
         let pid = i32::try_from(pid).expect("a PID fits i32");
         // SAFETY: kill(2) takes plain integers.
         assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "kill({pid}, {sig})");
+    }
+
+    /// Starts `command` with SIGHUP's default action, whatever this process inherited.
+    pub fn hangup_by_default(command: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: signal(2) is async-signal-safe, so it may run between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGHUP, libc::SIG_DFL);
+                Ok(())
+            });
+        }
     }
 
     /// Shrinks a pipe's buffer (F_SETPIPE_SZ).

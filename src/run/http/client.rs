@@ -238,12 +238,12 @@ impl Client {
             // The hop of a response is recorded here, by reference; a copy of the response is kept only when
             // it leads on (a redirect to follow): the last one becomes the exchange's result.
             if record {
-                if let Ok(Ok(resp)) = &hop_result {
+                if let (Ok(Ok(())), Ok(resp)) = (&hop_result, &ex.result) {
                     let leads_on = follow_redirects && is_redirect(resp.status);
                     self.end_hop(start, ex.counters(), req, leads_on.then_some(resp));
                 }
             }
-            let resp = match hop_result {
+            match hop_result {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
                     self.conn = None;
@@ -267,8 +267,10 @@ impl Client {
                     }
                     break;
                 }
-                Ok(Ok(resp)) => resp,
-            };
+                Ok(Ok(())) => {}
+            }
+            // The hop's response, written in place by the connection.
+            let Ok(resp) = &ex.result else { break };
             self.store_cookies(&req.target, &resp.headers);
             // Where a followed redirect points; looked up only then (a header lookup hashes the name).
             let location = (follow_redirects && is_redirect(resp.status))
@@ -290,7 +292,6 @@ impl Client {
                     if let Some(r) = self.record.as_deref_mut() {
                         r.result_is_last();
                     }
-                    ex.result = Ok(resp);
                     break;
                 }
             }
@@ -310,7 +311,7 @@ impl Client {
         ex: &mut Exchange,
         connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,
-    ) -> Result<Response, Failure> {
+    ) -> Result<(), Failure> {
         let origin = &req.target.origin;
         // A connection taken out of the parked ones, or reached through a redirect, has sat idle: look.
         let look = self.switch_to(origin) || self.look;
@@ -352,7 +353,7 @@ impl Client {
                 break Err(Failure::new(ErrorKind::ConnectionReset, "Connection closed before the request was sent"));
             };
             conn.stats.reset();
-            let result = conn.exchange(req, &wire, inline, keep).await;
+            let result = conn.exchange(req, &wire, inline, keep, &mut ex.result).await;
             let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.first_read);
             let reusable = conn.reusable();
             settle(&conn.stats, ex);
@@ -374,7 +375,7 @@ impl Client {
                     self.note_first_byte(response_began, first_byte);
                     break Err(f);
                 }
-                Ok((resp, size)) => {
+                Ok(size) => {
                     if !reusable {
                         self.conn = None;
                     }
@@ -382,7 +383,7 @@ impl Client {
                     if let Some(r) = self.record.as_deref_mut() {
                         r.body_size = size;
                     }
-                    break Ok(resp);
+                    break Ok(());
                 }
             }
         };

@@ -33,9 +33,6 @@ thread_local! {
     static WRITE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A response read to its end: what the sample gets, and the body's whole size.
-pub type Received = (Response, u64);
-
 /// A connection to an origin, plain or TLS.
 #[derive(Debug)]
 pub struct Conn {
@@ -77,15 +74,18 @@ impl Conn {
         self.reusable
     }
 
-    /// Sends `head` (the encoded request head, with the body when `inline`) and reads the response, keeping
-    /// up to `keep.0` bytes of its body, and its headers when `keep.1` (see [`super::How::headers`]).
+    /// Sends `head` (the encoded request head, with the body when `inline`) and reads the response into
+    /// `into`, keeping up to `keep.0` bytes of its body, and its headers when `keep.1` (see
+    /// [`super::How::headers`]); returns the body's whole size. The response is written where the sample
+    /// reads it: returned, it was moved (120-odd bytes) by each layer between.
     pub async fn exchange(
         &mut self,
         req: &WireRequest,
         head: &[u8],
         inline: bool,
         (keep, keep_headers): (usize, bool),
-    ) -> Result<Received, Failure> {
+        into: &mut Result<Response, Failure>,
+    ) -> Result<u64, Failure> {
         self.reusable = false;
         self.first_read = None;
         self.io.write_all(head).await.map_err(|e| Failure::io(&e))?;
@@ -141,7 +141,8 @@ impl Conn {
         self.reusable = head.keep_alive && !extra && !close_asked;
         let Head { status, reason, version, headers, data_type, .. } = head;
         let body = kept.map(BytesMut::freeze);
-        Ok((Response { status, reason, data_type, body, headers, version }, size))
+        *into = Ok(Response { status, reason, data_type, body, headers, version });
+        Ok(size)
     }
 }
 
