@@ -138,3 +138,29 @@ fn a_redirect_loop_fails_with_a_redirect_error() {
     assert!(reqs.len() > 1, "the loop was followed");
     assert!(reqs.iter().all(|r| r.target == "/redirect-loop"));
 }
+
+#[test]
+fn a_followed_redirect_whose_next_hop_fails_or_times_out_is_that_failure_not_the_302() {
+    let server = Server::start();
+    let dir = TempDir::new("redirect_then_fail");
+    let steps = "      - name: slow\n        request: { url: /redirect-to/delay/2000, timeout: 300ms }\n      \
+                 - name: missing\n        request: { url: /redirect-to/nowhere }\n      \
+                 - name: fine\n        request: { url: /redirect-to/ok }\n";
+    let plan = dir.write("plan.yaml", plan(&server.url(), "  follow_redirects: true\n", 1, 1, "0s", steps));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 3, "{}", jtl.text);
+    let slow = jtl.one("slow");
+    assert_eq!(slow["responseCode"], "Non HTTP response code: ReadTimeout", "{slow:?}");
+    assert_eq!(slow["success"], "false");
+    let missing = jtl.one("missing");
+    assert_eq!(missing["responseCode"], "404", "the last hop's response: {missing:?}");
+    assert!(missing["URL"].ends_with("/nowhere"), "{missing:?}");
+    let fine = jtl.one("fine");
+    assert_eq!(fine["responseCode"], "200", "{fine:?}");
+    assert_eq!(fine["success"], "true");
+    let targets: Vec<String> = server.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets,
+        ["/redirect-to/delay/2000", "/delay/2000", "/redirect-to/nowhere", "/nowhere", "/redirect-to/ok", "/ok"]
+    );
+}

@@ -99,7 +99,7 @@ struct State {
 /// A hyper HTTP/1 server that records every request and answers by path:
 /// `/ok` 200 "ok"; `/status/NNN` that status; `/accepted` 202 "0: Accepted for delivery"; `/delay/MS` 200 "ok"
 /// after MS ms; `/set-cookie` 200 with `Set-Cookie: session=abc123; Path=/`; `/echo-cookie` 200 with the Cookie
-/// header as the body; `/redirect` 302 to /ok; `/redirect-loop` 302 to itself; `/chunked/N` a chunked body of N
+/// header as the body; `/redirect` 302 to /ok; `/redirect-to/PATH` 302 to /PATH; `/redirect-loop` 302 to itself; `/chunked/N` a chunked body of N
 /// bytes; `/close` 200 with `Connection: close`; anything else 404.
 pub struct Server {
     rt: Option<Runtime>,
@@ -226,6 +226,11 @@ async fn handle(req: Request<Incoming>, conn: u64, state: Arc<State>) -> Result<
         ["redirect"] => {
             let mut r = respond(302, full(""));
             r.headers_mut().insert("location", "/ok".parse().unwrap());
+            r
+        }
+        ["redirect-to", rest @ ..] => {
+            let mut r = respond(302, full(""));
+            r.headers_mut().insert("location", format!("/{}", rest.join("/")).parse().unwrap());
             r
         }
         ["redirect-loop"] => {
