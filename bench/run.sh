@@ -303,7 +303,8 @@ one() { # PREFIX TOOL N URL RAMP [wrk args]
   local prefix=$1 tool=$2 n=$3 url=$4 ramp=$5; shift 5
   local name="$prefix.$tool.$RUN" ok=1 ticks
   LAST_RPS="" LAST_CPU10K=""
-  # A rest first: a run started as the last one ends is measured with its aftermath (bench/engine.sh).
+  # A rest first, as bench/engine.sh rests: a precaution against measuring one run with the last one's
+  # aftermath (docs/performance.md, session 15, could not show that it matters).
   sleep "$GAP"
   ticks=$(nginx_ticks)
   case $tool in

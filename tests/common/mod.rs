@@ -99,8 +99,8 @@ struct State {
 /// A hyper HTTP/1 server that records every request and answers by path:
 /// `/ok` 200 "ok"; `/status/NNN` that status; `/accepted` 202 "0: Accepted for delivery"; `/delay/MS` 200 "ok"
 /// after MS ms; `/set-cookie` 200 with `Set-Cookie: session=abc123; Path=/`; `/echo-cookie` 200 with the Cookie
-/// header as the body; `/redirect` 302 to /ok; `/redirect-to/PATH` 302 to /PATH; `/redirect-loop` 302 to itself; `/chunked/N` a chunked body of N
-/// bytes; `/close` 200 with `Connection: close`; anything else 404.
+/// header as the body; `/redirect` 302 to /ok; `/redirect-to/PATH` 302 to /PATH; `/redirect-loop` 302 to
+/// itself; `/chunked/N` a chunked body of N bytes; `/close` 200 with `Connection: close`; anything else 404.
 pub struct Server {
     rt: Option<Runtime>,
     addr: SocketAddr,
@@ -190,6 +190,13 @@ fn respond(status: u16, body: Body) -> Response<Body> {
     r
 }
 
+/// A 302 to `location`.
+fn found(location: &str) -> Response<Body> {
+    let mut r = respond(302, full(""));
+    r.headers_mut().insert("location", location.parse().expect("a valid Location"));
+    r
+}
+
 async fn handle(req: Request<Incoming>, conn: u64, state: Arc<State>) -> Result<Response<Body>, Infallible> {
     let (parts, body) = req.into_parts();
     let body = body.collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
@@ -223,21 +230,9 @@ async fn handle(req: Request<Incoming>, conn: u64, state: Arc<State>) -> Result<
             r
         }
         ["echo-cookie"] => respond(200, full(cookie)),
-        ["redirect"] => {
-            let mut r = respond(302, full(""));
-            r.headers_mut().insert("location", "/ok".parse().unwrap());
-            r
-        }
-        ["redirect-to", rest @ ..] => {
-            let mut r = respond(302, full(""));
-            r.headers_mut().insert("location", format!("/{}", rest.join("/")).parse().unwrap());
-            r
-        }
-        ["redirect-loop"] => {
-            let mut r = respond(302, full(""));
-            r.headers_mut().insert("location", "/redirect-loop".parse().unwrap());
-            r
-        }
+        ["redirect"] => found("/ok"),
+        ["redirect-to", rest @ ..] => found(&format!("/{}", rest.join("/"))),
+        ["redirect-loop"] => found("/redirect-loop"),
         ["chunked", n] => {
             let n: usize = n.parse().unwrap_or(0);
             let data: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
