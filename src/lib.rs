@@ -9,12 +9,14 @@
 //! to a page in a browser ([`dashboard`]).
 
 pub mod cli;
+pub(crate) mod clock;
 pub mod compile;
 pub(crate) mod dashboard;
 pub(crate) mod data_set;
 pub(crate) mod diag;
 pub(crate) mod duration;
 pub(crate) mod files;
+pub mod http;
 pub(crate) mod import;
 pub(crate) mod limits;
 pub(crate) mod live;

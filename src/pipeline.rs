@@ -31,7 +31,7 @@ pub enum PrepareError {
     Stub(#[from] StubError),
     /// The plan's TLS files cannot be used (not PEM, a key that does not match its certificate).
     #[error("defaults.tls: {0}")]
-    Tls(#[from] crate::run::http::TlsError),
+    Tls(#[from] crate::http::TlsError),
 }
 
 /// Whether to start the plan's stub.
@@ -69,7 +69,7 @@ pub async fn prepare(
     let graph = compile(plan);
     if graph.defaults.tls != Default::default() {
         // Checked once here so that a bad certificate or key stops the run before anything is sent.
-        crate::run::http::tls_config(&graph.defaults.tls)?;
+        crate::http::tls_config(&graph.defaults.tls)?;
     }
     Ok(ReadyPlan { graph: Arc::new(graph), stub })
 }

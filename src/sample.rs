@@ -7,53 +7,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-/// Why a request produced no HTTP response. The names are stable: they appear in result files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// The target refused the TCP connection.
-    ConnectionRefused,
-    /// The TCP (or TLS) connection could not be made within the timeout.
-    ConnectTimeout,
-    /// The host name could not be resolved.
-    UnknownHost,
-    /// Any other failure while connecting.
-    ConnectFailed,
-    /// The connection was reset or closed before the response was complete.
-    ConnectionReset,
-    /// No complete response within the timeout.
-    ReadTimeout,
-    /// The response was not valid HTTP.
-    InvalidResponse,
-    /// Redirects went on for longer than the limit, or left http/https.
-    Redirect,
-    /// The request could not be built (a template failed to render, a bad URL).
-    BadRequest,
-    /// TLS failed: the handshake (an untrusted or wrong certificate, no common protocol, a client certificate
-    /// refused), a fatal alert later on, or TLS settings that cannot be used.
-    Tls,
-    /// planrun itself failed while making the sample (a bug): the message says where. Counted apart in the
-    /// summary, and the run's exit code is not 0.
-    Internal,
-}
-
-impl ErrorKind {
-    /// The stable name of the kind, used in `responseCode` and in JSON output.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::ConnectionRefused => "ConnectionRefused",
-            ErrorKind::ConnectTimeout => "ConnectTimeout",
-            ErrorKind::UnknownHost => "UnknownHost",
-            ErrorKind::ConnectFailed => "ConnectFailed",
-            ErrorKind::ConnectionReset => "ConnectionReset",
-            ErrorKind::ReadTimeout => "ReadTimeout",
-            ErrorKind::InvalidResponse => "InvalidResponse",
-            ErrorKind::Redirect => "Redirect",
-            ErrorKind::BadRequest => "BadRequest",
-            ErrorKind::Tls => "Tls",
-            ErrorKind::Internal => "Internal",
-        }
-    }
-}
+pub use crate::http::outcome::{DataType, ErrorKind};
 
 /// What came back for a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,17 +33,6 @@ pub enum Outcome {
         /// Number of failed child samples.
         failed: u32,
     },
-}
-
-/// JMeter's `dataType` column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataType {
-    /// Textual response (the default).
-    Text,
-    /// image/, audio/, video/ responses.
-    Bin,
-    /// Transactions and transport errors write an empty field.
-    None,
 }
 
 /// Which virtual user made a sample: JMeter's threadName is `<group> <group_no>-<vu>`.
@@ -358,5 +301,35 @@ mod url_tests {
     #[test]
     fn a_sample_stays_small() {
         assert!(std::mem::size_of::<Sample>() <= 256, "{}", std::mem::size_of::<Sample>());
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::Arc;
+
+    use super::{DataType, Outcome, Sample, ThreadId};
+
+    /// A successful request with round numbers; tests change what they need.
+    pub(crate) fn sample(label: &str) -> Sample {
+        Sample {
+            start_ms: 1_764_547_200_123,
+            elapsed_us: 4_999,
+            latency_us: 4_100,
+            connect_us: 1_500,
+            idle_us: 0,
+            label: label.into(),
+            outcome: Outcome::Response { status: 202, reason: "Accepted".into() },
+            thread: ThreadId { group: Arc::from("senders"), group_no: 1, vu: 17 },
+            data_type: DataType::Text,
+            success: true,
+            failure: None,
+            bytes: 213,
+            sent_bytes: 187,
+            grp_threads: 2,
+            all_threads: 3,
+            url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
+            detail: None,
+        }
     }
 }

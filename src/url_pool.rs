@@ -59,7 +59,7 @@ pub(crate) fn reclaim(samples: &mut Vec<Sample>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     #[test]
     fn a_reclaimed_url_comes_back_empty_and_an_oversized_one_is_not_kept() {

@@ -3,7 +3,7 @@
 //! same version, status code, reason and header lines in the same order. It may decline any head (httparse
 //! then decides), but it must not decline the heads servers usually send, or it saves nothing.
 
-use planrun::run::http::common_head;
+use planrun::http::common_head;
 use proptest::prelude::*;
 
 /// What the reader made of `buf`, checked against httparse; whether the reader took the head.

@@ -4,7 +4,7 @@
 //! length, error kind and message, and whether the connection may carry another request.
 
 use http::Method;
-use planrun::run::http::decode::{read_response, Outcome, MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_TRAILERS};
+use planrun::http::decode::{read_response, Outcome, MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_TRAILERS};
 use planrun::sample::ErrorKind;
 
 /// What a case must come to.

@@ -3,7 +3,7 @@
 //! sized body hands over at most its Content-Length, and the response takes no byte beyond it.
 
 use http::Method;
-use planrun::run::http::decode::{read_response, Framing};
+use planrun::http::decode::{read_response, Framing};
 use proptest::prelude::*;
 
 /// Splits `bytes` at the given points (taken modulo its length).
@@ -19,7 +19,7 @@ fn reads(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     out
 }
 
-fn read(method: &Method, bytes: &[u8], cuts: &[usize]) -> planrun::run::http::decode::Outcome {
+fn read(method: &Method, bytes: &[u8], cuts: &[usize]) -> planrun::http::decode::Outcome {
     let reads = reads(bytes, cuts);
     let views: Vec<&[u8]> = reads.iter().map(Vec::as_slice).collect();
     read_response(method, &views)

@@ -14,7 +14,7 @@ use http::Method;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use planrun::run::http::decode::{read_response, Outcome};
+use planrun::http::decode::{read_response, Outcome};
 use planrun::sample::ErrorKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,7 +1,7 @@
 //! https targets, against an in-process TLS server (tokio-rustls + hyper on 127.0.0.1 port 0) whose
 //! certificates are generated with rcgen when the test runs.
 //!
-//! The library-level tests drive `planrun::run::http::Client` directly. The binary-level tests run `planrun`
+//! The library-level tests drive `planrun::http::Client` directly. The binary-level tests run `planrun`
 //! on plans with `defaults.tls`: the default-verification one passes on its own (a client without TLS
 //! settings verifies against Mozilla's roots); the `ca`, `insecure` and mutual-TLS ones need the run's TLS
 //! configuration to reach each virtual user's client (`Client::with_tls` in src/run/vuser.rs).
@@ -23,10 +23,10 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use planrun::compile::target::Target;
+use planrun::http::target::Target;
+use planrun::http::WireRequest;
+use planrun::http::{tls_config, Client, Exchange};
 use planrun::plan::model::TlsSettings;
-use planrun::run::http::{tls_config, Client, Exchange};
-use planrun::run::wire::WireRequest;
 use planrun::sample::ErrorKind;
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose,
@@ -271,7 +271,7 @@ fn silent_listener() -> (std::net::TcpListener, String) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Library level: planrun::run::http::Client
+// Library level: planrun::http::Client
 // ---------------------------------------------------------------------------------------------------------
 
 fn get(url: &str) -> WireRequest {

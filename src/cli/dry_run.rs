@@ -90,7 +90,7 @@ pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
                     // The check the HTTP client makes before sending (`run/http/client.rs`).
                     Ok(w) => match http::Uri::try_from(w.target.path_and_query()) {
                         Ok(_) => {
-                            let _ = out.write_all(&book.show(&w.masked(&masks)));
+                            let _ = out.write_all(&book.show(&crate::run::wire::masked(&w, &masks)));
                             if !w.body.is_empty() {
                                 let _ = writeln!(out);
                             }

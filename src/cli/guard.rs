@@ -9,7 +9,6 @@ use super::exit::{self, StopCode};
 use super::print::errln;
 use crate::compile::Graph;
 use crate::plan::model::Threshold;
-use crate::report::dropped::DroppedIterations;
 use crate::report::thresholds::evaluate_run;
 use crate::run::Active;
 use crate::sample::Sample;
@@ -69,7 +68,7 @@ impl Observer for Guard {
             return;
         }
         let summary = stats.summary();
-        let dropped = self.counters.as_ref().map(|(active, graph)| DroppedIterations::of(active, graph));
+        let dropped = self.counters.as_ref().map(|(active, graph)| active.dropped_iterations(graph));
         if let Some(v) =
             evaluate_run(&due, &summary, dropped.as_ref()).into_iter().find(|v| !v.passed && v.measured.is_some())
         {

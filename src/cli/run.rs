@@ -20,7 +20,6 @@ use crate::dashboard::DashboardError;
 use crate::limits::TooFewFiles;
 use crate::pipeline::{PrepareError, StubMode};
 use crate::plan::PlanOptions;
-use crate::report::dropped::DroppedIterations;
 use crate::report::summary::render_table;
 use crate::report::thresholds::{evaluate_run, render as render_thresholds};
 use crate::run::{Active, RunResult, StartError};
@@ -162,7 +161,7 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
         let report = if jtl_path.is_file() { super::report::report_html_of(&jtl_path) } else { None };
         d.finish(report).await;
     }
-    let dropped = DroppedIterations::of(&active, &graph);
+    let dropped = active.dropped_iterations(&graph);
     print_summary(&graph, &result, &jtl_path);
     // A segment that ran nothing has nothing to judge: its thresholds are judged on the merged results.
     let thresholds = if placement.share.is_empty() { &[][..] } else { &graph.thresholds[..] };

@@ -7,16 +7,14 @@
 //! the masks of the secret properties. It cannot fail: everything it reads was checked by validation (header
 //! names were parsed there, once).
 
-pub mod target;
-
 use std::ops::Deref;
 
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
+use crate::http::target::Base;
 use crate::mask::Masks;
 use crate::plan::model::{Assertion, Body, Check, ExtractFrom, Plan, RequestStep, Step};
 use crate::template::Tpl;
-use target::Base;
 
 /// Everything a run needs, shared by every virtual user: the plan, its steps compiled. It reads as the plan
 /// (`graph.groups`, `graph.defaults`...).

@@ -331,7 +331,7 @@ impl Aggregator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     fn timed(label: &str, ms: u64, ok: bool) -> Sample {
         Sample { elapsed_us: ms * 1000, success: ok, ..sample(label) }

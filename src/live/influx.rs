@@ -140,7 +140,7 @@ fn escape(out: &mut String, text: &str) {
 mod tests {
     use super::super::aggregate::Aggregator;
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     #[test]
     fn a_second_is_written_as_jmeter_writes_it() {

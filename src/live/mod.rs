@@ -13,13 +13,12 @@ mod post;
 mod raw;
 mod remote_write;
 mod sender;
-mod spec;
 
+#[cfg(test)]
+pub use crate::plan::output_spec::KINDS;
+pub use crate::plan::output_spec::{Endpoint, OutputKind, OutputSpec, SpecError};
 pub use aggregate::{Aggregator, LabelSecond, Second};
 pub use observer::{LiveObserver, SecondWatcher};
-#[cfg(test)]
-pub use spec::KINDS;
-pub use spec::{Endpoint, OutputKind, OutputSpec, SpecError};
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

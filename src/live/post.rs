@@ -6,10 +6,10 @@ use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use http::Method;
 
-use super::spec::Endpoint;
-use crate::compile::target::Target;
-use crate::run::http::Client;
-use crate::run::wire::WireRequest;
+use crate::http::target::Target;
+use crate::http::Client;
+use crate::http::WireRequest;
+use crate::plan::output_spec::Endpoint;
 
 /// Longest a request may take.
 const TIMEOUT: Duration = Duration::from_secs(10);

@@ -113,7 +113,7 @@ pub fn body(request: &[u8]) -> Result<Vec<u8>, snap::Error> {
 mod tests {
     use super::super::aggregate::Aggregator;
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     #[test]
     fn one_series_is_encoded_as_protobuf_does() {

@@ -13,8 +13,8 @@ use tokio::sync::mpsc;
 use super::aggregate::Second;
 use super::post::{Answer, Poster};
 use super::raw::RawSample;
-use super::spec::{Endpoint, OutputKind};
 use super::{influx, remote_write};
+use crate::plan::output_spec::{Endpoint, OutputKind};
 
 /// Points (InfluxDB lines, Prometheus samples) a queue holds at most; past that, new ones are dropped.
 pub const QUEUE_POINTS: u64 = 100_000;
@@ -285,7 +285,7 @@ mod tests {
 
     use super::*;
     use crate::live::aggregate::Aggregator;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     /// A server on 127.0.0.1 that answers each request with the next of `statuses`; returns its URL and
     /// how many requests it read.

@@ -7,6 +7,7 @@ mod duplicates;
 mod load;
 pub mod model;
 pub(crate) mod node;
+pub mod output_spec;
 mod outputs;
 mod overrides;
 #[cfg(test)]

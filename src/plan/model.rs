@@ -1,6 +1,8 @@
 //! The validated plan: every default applied, every template compiled, nothing left to check.
 
 use std::path::PathBuf;
+
+pub use crate::http::TlsSettings;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,7 +38,7 @@ pub struct Plan<S = Step> {
     /// Pass/fail criteria on the run's statistics.
     pub thresholds: Vec<Threshold>,
     /// Live outputs the run streams its figures to (`outputs:`).
-    pub outputs: Vec<crate::live::OutputSpec>,
+    pub outputs: Vec<crate::plan::output_spec::OutputSpec>,
     /// What is masked as `***` in dry-run output and results.
     pub secrets: Secrets,
     /// The thread groups, in plan order: `setup` groups, then the main ones, then `teardown` groups.
@@ -107,19 +109,6 @@ pub struct Defaults {
     pub max_body: u64,
     /// TLS settings for https targets.
     pub tls: TlsSettings,
-}
-
-/// TLS settings; certificate verification is on unless `insecure`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TlsSettings {
-    /// Accept any certificate (for self-signed test targets).
-    pub insecure: bool,
-    /// Extra trusted CA certificates (PEM), resolved relative to the plan.
-    pub ca: Option<PathBuf>,
-    /// Client certificate chain (PEM) for mutual TLS.
-    pub client_cert: Option<PathBuf>,
-    /// Client private key (PEM) for mutual TLS.
-    pub client_key: Option<PathBuf>,
 }
 
 /// How a group makes load.

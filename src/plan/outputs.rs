@@ -6,7 +6,7 @@ use super::decode::Ctx;
 use super::node::{Node, Value};
 use super::vocab;
 use crate::diag::Diagnostic;
-use crate::live::{OutputKind, OutputSpec};
+use crate::plan::output_spec::{OutputKind, OutputSpec};
 
 /// Validates `outputs:`.
 pub fn outputs(cx: &mut Ctx, node: &Node) -> Option<Vec<OutputSpec>> {
@@ -57,7 +57,11 @@ fn one(cx: &mut Ctx, node: &Node) -> Option<OutputSpec> {
     checked(cx, url_node, endpoint)
 }
 
-fn checked(cx: &mut Ctx, node: &Node, spec: Result<OutputSpec, crate::live::SpecError>) -> Option<OutputSpec> {
+fn checked(
+    cx: &mut Ctx,
+    node: &Node,
+    spec: Result<OutputSpec, crate::plan::output_spec::SpecError>,
+) -> Option<OutputSpec> {
     match spec {
         Ok(spec) => Some(spec),
         Err(e) => {

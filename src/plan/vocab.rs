@@ -289,9 +289,9 @@ mod tests {
     /// An output's databases are the kinds `--out KIND=URL` takes, each one planrun can stream to.
     #[test]
     fn output_kinds_are_the_live_outputs() {
-        assert_eq!(OUTPUT.alternatives(), crate::live::KINDS);
+        assert_eq!(OUTPUT.alternatives(), crate::plan::output_spec::KINDS);
         for kind in OUTPUT.alternatives() {
-            assert!(crate::live::OutputKind::named(kind).is_some(), "`{kind}` is no output kind");
+            assert!(crate::plan::output_spec::OutputKind::named(kind).is_some(), "`{kind}` is no output kind");
         }
     }
 

@@ -1,13 +1,7 @@
 //! Dropped iterations: open-model arrivals that found every thread of their group busy, for the summary
 //! JSON (`dropped_iterations`) and the `dropped` threshold.
 
-use std::sync::atomic::Ordering;
-
 use serde::{Deserialize, Serialize};
-
-use crate::compile::Graph;
-use crate::plan::model::Load;
-use crate::run::Active;
 
 /// The run's dropped iterations, in all and per open-model group.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,21 +26,6 @@ pub struct GroupDropped {
 }
 
 impl DroppedIterations {
-    /// The counts so far of a run of `graph`.
-    pub fn of(active: &Active, graph: &Graph) -> Self {
-        let mut all = DroppedIterations::default();
-        for (i, g) in graph.groups.iter().enumerate() {
-            let load = |v: &[std::sync::atomic::AtomicU64]| v.get(i).map_or(0, |a| a.load(Ordering::Relaxed));
-            let (dropped, arrivals) = (load(&active.dropped), load(&active.arrivals));
-            all.dropped += dropped;
-            all.arrivals += arrivals;
-            if matches!(g.load, Load::Open { .. }) {
-                all.groups.push(GroupDropped { group: g.name.to_string(), dropped, arrivals });
-            }
-        }
-        all
-    }
-
     /// Dropped over arrivals; 0 when nothing arrived.
     pub fn rate(&self) -> f64 {
         if self.arrivals == 0 {

@@ -96,7 +96,7 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     #[test]
     fn round_trips() {

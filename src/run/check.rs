@@ -2,8 +2,8 @@
 
 use std::cell::OnceCell;
 
+use crate::http::Response;
 use crate::plan::model::{Assertion, Check, JsonExpect, TextExpect};
-use crate::run::http::Response;
 use crate::template::Tpl;
 
 /// What assertions and extractors can see of a sample.

@@ -21,7 +21,7 @@ pub async fn fixed(cx: RunContext, group: usize, deal: Deal, start: Instant, dea
     let pauses = pauses(&g.think_time, &g.steps);
     let mut users = JoinSet::new();
     for vu in (1..=threads).filter(|vu| deal.owns_user(*vu)) {
-        let at = super::clock::after(start, ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads)));
+        let at = crate::clock::after(start, ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads)));
         let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
         let stop = cx.stop.clone();
         if pauses {

@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use http::header::{AUTHORIZATION, PROXY_AUTHORIZATION};
 use http::HeaderName;
 
-use super::http::{Hop, Response};
 use super::options::DEBUG_BODY_LIMIT;
-use super::wire::{title_case, WireRequest};
+use crate::http::request::{title_case, WireRequest};
+use crate::http::{Hop, Response};
 use crate::mask::Masks;
 use crate::sample::{Outcome, Sample};
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::debug_text;
-use super::http::{Hop, Recorded, Response};
 use super::options::{RunOptions, KEPT_BODY_LIMIT};
+use crate::http::{Hop, Recorded, Response};
 use crate::mask::Masks;
 use crate::sample::{Detail, KeptBody, Outcome, Sample};
 

@@ -4,14 +4,12 @@
 
 mod catch;
 mod check;
-mod clock;
 mod closed;
 pub mod data_sources;
 mod debug_text;
 mod detail;
 mod execute;
 mod extract;
-pub mod http;
 mod open;
 mod options;
 pub(crate) mod ramp;

@@ -118,7 +118,7 @@ where
         let Some(offset) = arrivals.offset_of(next) else {
             break;
         };
-        let intended = super::clock::after_tokio(start, offset);
+        let intended = crate::clock::after_tokio(start, offset);
         if intended > Instant::now() {
             tokio::select! {
                 _ = tokio::time::sleep_until(intended) => {}
@@ -150,7 +150,7 @@ where
             out.started += 1;
             tally.0.arrivals[tally.1].fetch_add(1, Ordering::Relaxed);
             let idle = idle.clone();
-            let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| super::clock::after_tokio(start, o)));
+            let fut = run(worker, arrivals.offset_of(k).map_or(intended, |o| crate::clock::after_tokio(start, o)));
             running.spawn(async move {
                 let w = fut.await;
                 idle.lock().unwrap_or_else(|e| e.into_inner()).push(w);
@@ -164,7 +164,7 @@ where
     // high that the count saturated).
     if !*stop.borrow() {
         tokio::select! {
-            _ = tokio::time::sleep_until(super::clock::after_tokio(start, arrivals.duration())) => {}
+            _ = tokio::time::sleep_until(crate::clock::after_tokio(start, arrivals.duration())) => {}
             _ = stopped(&mut stop) => {}
         }
     }

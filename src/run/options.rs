@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use super::http::Record;
+use crate::http::Record;
 use crate::mask::Masks;
 use crate::segment::Segment;
 

@@ -9,7 +9,9 @@ use tokio::task::JoinSet;
 
 use super::vuser::RunContext;
 use super::{closed, open};
+use crate::compile::Graph;
 use crate::plan::model::{Load, Phase};
+use crate::report::dropped::{DroppedIterations, GroupDropped};
 use crate::segment::Segment;
 
 /// Which of a group's users (or an open group's workers) run here. The main groups' users are numbered
@@ -52,6 +54,23 @@ pub struct Active {
     pub arrivals: Vec<AtomicU64>,
     /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
     pub waited: AtomicU64,
+}
+
+impl Active {
+    /// The dropped iterations so far of a run of `graph`, for the summary and the `dropped` threshold.
+    pub fn dropped_iterations(&self, graph: &Graph) -> DroppedIterations {
+        let mut all = DroppedIterations::default();
+        for (i, g) in graph.groups.iter().enumerate() {
+            let load = |v: &[std::sync::atomic::AtomicU64]| v.get(i).map_or(0, |a| a.load(Ordering::Relaxed));
+            let (dropped, arrivals) = (load(&self.dropped), load(&self.arrivals));
+            all.dropped += dropped;
+            all.arrivals += arrivals;
+            if matches!(g.load, Load::Open { .. }) {
+                all.groups.push(GroupDropped { group: g.name.to_string(), dropped, arrivals });
+            }
+        }
+        all
+    }
 }
 
 impl Active {
@@ -112,7 +131,7 @@ async fn run_phase(cx: RunContext, phase: Phase) {
         let cx = cx.clone();
         let deal = Deal { segment, base };
         base += u64::from(g.threads);
-        let deadline = g.duration.map(|d| super::clock::after(start, d));
+        let deadline = g.duration.map(|d| crate::clock::after(start, d));
         match &g.load {
             Load::Closed => groups.spawn(closed::fixed(cx, gi, deal, start, deadline)),
             Load::ClosedStages(stages) => groups.spawn(closed::staged(cx, gi, deal, stages.clone(), start, deadline)),

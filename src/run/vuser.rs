@@ -14,11 +14,11 @@ use super::catch::catch;
 use super::check::{check, truthy, Observed};
 use super::data_sources::{DataSources, UserCursors};
 use super::extract::extract;
-use super::http::{Client, How, Recorded};
 use super::options::{RunOptions, Wants};
 use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
+use crate::http::{Client, How, Recorded};
 use crate::mask::Masks;
 use crate::plan::model::{Check, ExtractFrom, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, SampleUrl, ThreadId};
@@ -133,7 +133,7 @@ impl VirtualUser {
             client: Client::with_tls(
                 graph.defaults.cookies,
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
-                super::http::shared_tls_config(&graph.defaults.tls),
+                crate::http::shared_tls_config(&graph.defaults.tls),
             ),
             thread: ThreadId { group: g.name.clone(), group_no: Graph::group_number(group), vu },
             cx,
@@ -241,8 +241,8 @@ impl VirtualUser {
             }),
         };
         let until = match self.deadline {
-            Some(dl) => dl.min(super::clock::after(Instant::now(), d)),
-            None => super::clock::after(Instant::now(), d),
+            Some(dl) => dl.min(crate::clock::after(Instant::now(), d)),
+            None => crate::clock::after(Instant::now(), d),
         };
         let began = Instant::now();
         tokio::select! {
@@ -405,7 +405,7 @@ fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
 /// A sample's timestamp: when it started, `late` before `start` in the open model (see [`VirtualUser::request`]).
 fn start_ms(start: Instant, late: Duration) -> u64 {
     match start.checked_sub(late) {
-        Some(at) => super::clock::epoch_ms(at),
-        None => super::clock::epoch_ms(start).saturating_sub(late.as_millis() as u64),
+        Some(at) => crate::clock::epoch_ms(at),
+        None => crate::clock::epoch_ms(start).saturating_sub(late.as_millis() as u64),
     }
 }

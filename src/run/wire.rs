@@ -2,29 +2,16 @@
 
 use std::sync::Arc;
 
-use crate::compile::target::Target;
 use crate::compile::{Graph, RequestNode};
+use crate::http::request::{title_case, WireRequest};
+use crate::http::target::Target;
 use crate::mask::Masks;
 use crate::plan::model::{Body, JsonTpl, Part};
 use crate::template::{form_safe, Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
-use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST};
+use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE};
 use http::Method;
 use rand::Rng;
-
-/// A request exactly as it goes on the wire.
-#[derive(Debug, Clone)]
-pub struct WireRequest {
-    /// The method.
-    pub method: Method,
-    /// Where it goes: the full URL (query included), its origin and Host.
-    pub target: Target,
-    /// Every header but Host, in the order sent. Host goes first, from `target` ([`WireRequest::lines`]); a
-    /// Host line here is not sent (the target's is), so a request with none allocates no list.
-    pub headers: Vec<(HeaderName, HeaderValue)>,
-    /// The body bytes.
-    pub body: Bytes,
-}
 
 /// Rendering a request failed: a template error or an unusable URL or header.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -282,66 +269,22 @@ fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Va
     })
 }
 
-impl WireRequest {
-    /// Every header line as sent: Host (the target's) first, then [`WireRequest::headers`] without Host.
-    pub fn lines(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
-        std::iter::once((&HOST, &self.target.host))
-            .chain(self.headers.iter().filter(|(n, _)| *n != HOST).map(|(n, v)| (n, v)))
+/// A request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.
+pub fn masked(request: &WireRequest, masks: &Masks) -> Vec<u8> {
+    let mut head = String::with_capacity(256);
+    head.push_str(&format!("{} {} HTTP/1.1\r\n", request.method, request.target.path_and_query()));
+    for (n, v) in request.lines() {
+        let value = if *n == http::header::AUTHORIZATION || *n == http::header::PROXY_AUTHORIZATION {
+            "***".into()
+        } else {
+            String::from_utf8_lossy(v.as_bytes()).into_owned()
+        };
+        head.push_str(&format!("{}: {value}\r\n", title_case(n.as_str())));
     }
-
-    /// The request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.
-    pub fn masked(&self, masks: &Masks) -> Vec<u8> {
-        let mut head = String::with_capacity(256);
-        head.push_str(&format!("{} {} HTTP/1.1\r\n", self.method, self.target.path_and_query()));
-        for (n, v) in self.lines() {
-            let value = if *n == http::header::AUTHORIZATION || *n == http::header::PROXY_AUTHORIZATION {
-                "***".into()
-            } else {
-                String::from_utf8_lossy(v.as_bytes()).into_owned()
-            };
-            head.push_str(&format!("{}: {value}\r\n", title_case(n.as_str())));
-        }
-        head.push_str("\r\n");
-        let mut out = masks.mask(&head).into_owned().into_bytes();
-        out.extend_from_slice(&masks.mask_bytes(&self.body));
-        out
-    }
-}
-
-/// `content-type` -> `Content-Type`, as hyper writes header names with title-case enabled.
-pub fn title_case(name: &str) -> String {
-    let mut upper = true;
-    name.chars()
-        .map(|c| {
-            let out = if upper { c.to_ascii_uppercase() } else { c };
-            upper = c == '-';
-            out
-        })
-        .collect()
-}
-
-impl WireRequest {
-    /// The request to send after a redirect to `target`; `to_get` drops the body (303, or POST after 301/302).
-    /// Authorization headers are dropped when the redirect leaves the request's origin.
-    pub fn redirect(&self, target: Target, to_get: bool, cookie: impl Fn(&Target) -> Option<String>) -> WireRequest {
-        let same_origin = target.origin == self.target.origin;
-        let mut headers: Vec<(HeaderName, HeaderValue)> = self
-            .headers
-            .iter()
-            .filter(|(n, _)| *n != HOST && *n != COOKIE && !(to_get && (*n == CONTENT_TYPE || *n == CONTENT_LENGTH)))
-            // Credentials are for the origin they were written for, not for wherever a redirect points.
-            .filter(|(n, _)| {
-                same_origin || (*n != http::header::AUTHORIZATION && *n != http::header::PROXY_AUTHORIZATION)
-            })
-            .cloned()
-            .collect();
-        if let Some(c) = cookie(&target).and_then(|c| HeaderValue::try_from(c).ok()) {
-            headers.push((COOKIE, c));
-        }
-        let (method, body) =
-            if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
-        WireRequest { method, target, headers, body }
-    }
+    head.push_str("\r\n");
+    let mut out = masks.mask(&head).into_owned().into_bytes();
+    out.extend_from_slice(&masks.mask_bytes(&request.body));
+    out
 }
 
 #[cfg(test)]

@@ -245,7 +245,7 @@ mod tests {
     use tokio::sync::mpsc;
 
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
     use crate::sink::jtl::JtlSink;
 
     /// A writer the test can read while the sink owns a handle to it.

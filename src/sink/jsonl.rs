@@ -178,8 +178,8 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
+    use crate::sample::tests::sample;
     use crate::sample::{DataType, Outcome};
-    use crate::sink::jtl::tests::sample;
 
     fn lines(samples: &[Sample]) -> Vec<Value> {
         let mut sink = JsonlSink::new(Vec::new(), "memory").unwrap();

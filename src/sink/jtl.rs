@@ -297,33 +297,11 @@ impl RowText {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::sample::tests::sample;
     use std::sync::Arc;
 
     use super::*;
     use crate::sample::{ErrorKind, SampleUrl, ThreadId};
-
-    /// A successful request with round numbers; tests change what they need.
-    pub(crate) fn sample(label: &str) -> Sample {
-        Sample {
-            start_ms: 1_764_547_200_123,
-            elapsed_us: 4_999,
-            latency_us: 4_100,
-            connect_us: 1_500,
-            idle_us: 0,
-            label: label.into(),
-            outcome: Outcome::Response { status: 202, reason: "Accepted".into() },
-            thread: ThreadId { group: Arc::from("senders"), group_no: 1, vu: 17 },
-            data_type: DataType::Text,
-            success: true,
-            failure: None,
-            bytes: 213,
-            sent_bytes: 187,
-            grp_threads: 2,
-            all_threads: 3,
-            url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
-            detail: None,
-        }
-    }
 
     fn samples() -> Vec<Sample> {
         let refused = Sample {

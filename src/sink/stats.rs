@@ -18,7 +18,7 @@ use crate::sample::{ErrorKind, Outcome, Sample};
 /// Transaction samples get their own label row but are left out of TOTAL: their children are already in it,
 /// and counting both would count every request twice. (JMeter's aggregate report counts them in TOTAL.)
 ///
-/// Result files read back ([`crate::report::results`]) feed the same statistics through [`Stats::observe`]; a
+/// Result files read back by the reports feed the same statistics through [`Stats::observe`]; a
 /// JTL holds whole milliseconds, so its statistics are built [`Stats::with_resolution_us`] 1000, which makes
 /// the percentiles whole milliseconds too.
 #[derive(Debug)]
@@ -458,7 +458,7 @@ impl Sink for Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::jtl::tests::sample;
+    use crate::sample::tests::sample;
 
     fn close(got: f64, want: f64, tolerance: f64) {
         assert!((got - want).abs() <= tolerance, "got {got}, want {want} ± {tolerance}");

@@ -68,7 +68,7 @@ impl Transactions {
         }
         let elapsed = t.started.elapsed().saturating_sub(t.idle);
         Some(Sample {
-            start_ms: crate::run::clock::epoch_ms(t.started),
+            start_ms: crate::clock::epoch_ms(t.started),
             elapsed_us: elapsed.as_micros() as u64,
             latency_us: t.latency_us,
             connect_us: t.connect_us,

@@ -4,7 +4,7 @@ use std::io;
 use std::time::Duration;
 
 use super::decode::DecodeError;
-use crate::sample::ErrorKind;
+use super::outcome::ErrorKind;
 
 /// A request that got no usable response.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -78,6 +78,7 @@ impl OutputSpec {
 /// Where an output writes, ready to use.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Endpoint {
+    /// The kind of database it writes to.
     pub kind: OutputKind,
     /// The URL requests go to, without credentials.
     pub write_url: String,

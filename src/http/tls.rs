@@ -15,7 +15,18 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
-use crate::plan::model::TlsSettings;
+/// TLS settings; certificate verification is on unless `insecure`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// Accept any certificate (for self-signed test targets).
+    pub insecure: bool,
+    /// Extra trusted CA certificates (PEM), resolved relative to the plan.
+    pub ca: Option<PathBuf>,
+    /// Client certificate chain (PEM) for mutual TLS.
+    pub client_cert: Option<PathBuf>,
+    /// Client private key (PEM) for mutual TLS.
+    pub client_key: Option<PathBuf>,
+}
 
 /// A TLS setting that cannot be used: a file that does not read or holds no usable PEM item.
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,7 @@ use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 use super::common_head;
 use super::head_memo;
 use super::headers::{self, Headers};
-use crate::sample::DataType;
+use super::outcome::DataType;
 
 /// Header lines a response head may have (hyper's default).
 pub const MAX_HEADERS: usize = 100;

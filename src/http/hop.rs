@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::client::Response;
-use crate::run::wire::WireRequest;
+use super::request::WireRequest;
 
 /// How one request is to be made.
 #[derive(Debug, Clone, Copy)]

@@ -122,7 +122,7 @@ pub(super) fn remember(buf: &[u8], kind: Kind, summary: &Summary) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::http::decode::{parse_head_keeping, Framing, Parsed};
+    use crate::http::decode::{parse_head_keeping, Framing, Parsed};
 
     fn parse(buf: &[u8], method: &Method, headers: bool) -> (usize, u16, Framing, bool) {
         match parse_head_keeping(buf, method, headers) {

@@ -19,12 +19,12 @@ use super::deadline::Deadline;
 use super::encode::encode;
 use super::error::Failure;
 use super::hop::{Counters, How, Record, Recorded, Recorder};
+use super::outcome::{DataType, ErrorKind};
+use super::request::WireRequest;
 use super::stream::Stream;
+use super::tls::TlsSettings;
 use super::tls::{self, TlsError};
-use crate::compile::target::{Origin, Target};
-use crate::plan::model::TlsSettings;
-use crate::run::wire::WireRequest;
-use crate::sample::{DataType, ErrorKind};
+use crate::http::target::{Origin, Target};
 
 /// Redirects followed within one sample before it fails.
 const MAX_REDIRECTS: usize = 10;
@@ -195,7 +195,7 @@ impl Client {
         let headers = headers || record;
         let keep = keep.min(self.body_limit);
         let start = Instant::now();
-        let deadline = tokio::time::Instant::from_std(crate::run::clock::after(start, timeout));
+        let deadline = tokio::time::Instant::from_std(crate::clock::after(start, timeout));
         let mut ex = Exchange {
             // Always replaced before it is returned; a placeholder that allocates nothing.
             result: Err(Failure::new(ErrorKind::BadRequest, String::new())),

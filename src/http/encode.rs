@@ -4,8 +4,8 @@
 use http::header::CONTENT_LENGTH;
 
 use super::error::Failure;
-use crate::run::wire::WireRequest;
-use crate::sample::ErrorKind;
+use super::outcome::ErrorKind;
+use super::request::WireRequest;
 
 /// Bodies up to this size go in the same write as the head.
 pub const INLINE_BODY: usize = 16 * 1024;
@@ -208,9 +208,9 @@ fn title_case(name: &str, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use super::request::WireRequest;
     use super::{all_graphic, breaks_line, breaks_line_bytewise, checked_target, encode, request_target};
-    use crate::compile::target::Target;
-    use crate::run::wire::WireRequest;
+    use crate::http::target::Target;
     use http::header::{HeaderValue, ACCEPT, HOST};
 
     #[test]

@@ -18,9 +18,9 @@ use super::client::Response;
 use super::counting::WireStats;
 use super::decode::{BodyDecoder, DecodeError, Head, HeadReader};
 use super::error::Failure;
+use super::request::WireRequest;
 use super::stream::Stream;
-use crate::compile::target::Origin;
-use crate::run::wire::WireRequest;
+use crate::http::target::Origin;
 
 /// Bytes read from the socket at a time, into a buffer shared by the users of a thread.
 pub(super) const SCRATCH: usize = 32 * 1024;
@@ -152,7 +152,7 @@ fn has_close(value: &[u8]) -> bool {
 }
 
 /// Reads once into the thread's scratch buffer and hands what came to `f`: `None` at the end of the stream.
-/// The first read that brings bytes notes when in `began`. Not an `async fn`, as [`crate::run::catch::catch`]
+/// The first read that brings bytes notes when in `began`. Not an `async fn`, as the run's panic catcher
 /// is not: a state machine of its own would be a layer more on every read.
 fn read_scratch<'a, R>(
     io: &'a mut Stream,

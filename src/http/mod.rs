@@ -16,11 +16,16 @@ mod error;
 mod head_memo;
 mod headers;
 mod hop;
+pub mod outcome;
+pub mod request;
 mod stream;
+pub mod target;
 mod tls;
 
 pub use client::{Client, Exchange, Response};
 pub use error::Failure;
 pub use headers::Headers;
 pub use hop::{Hop, How, Record, Recorded};
-pub use tls::{shared_tls_config, tls_config, TlsError};
+pub use outcome::{DataType, ErrorKind};
+pub use request::WireRequest;
+pub use tls::{shared_tls_config, tls_config, TlsError, TlsSettings};
