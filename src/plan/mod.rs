@@ -18,7 +18,7 @@ mod secret;
 mod steps;
 mod threshold;
 mod validate;
-mod vocab;
+pub(crate) mod vocab;
 mod yaml;
 
 pub use crate::duration::parse as parse_duration;

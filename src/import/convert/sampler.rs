@@ -6,6 +6,7 @@ use super::{checks, timers, Cx, Origin, Scope, ORIGIN_MARK};
 use crate::import::functions::{has_refs, parse, quote, Seg, When};
 use crate::import::tree::{Element, Props};
 use crate::import::yaml::{Entry, Item, MapB, Y};
+use crate::plan::vocab::METHODS;
 
 /// The (name, value) pairs of a Header Manager, as written.
 pub(super) fn headers_of(el: &Element) -> Vec<(String, String)> {
@@ -46,7 +47,6 @@ fn field<'a>(p: &'a Props, scope: &Scope<'a>, name: &str) -> &'a str {
     scope.defaults.iter().rev().find_map(|d| d.opt(name)).unwrap_or("")
 }
 
-const METHODS: &[&str] = &["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
 
 /// The think steps of the timers in scope, then the request step.
 pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Vec<Item> {
@@ -96,7 +96,7 @@ pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Ve
             comments.push(cx.warn(
                 &here,
                 el,
-                format!("method `{method_raw}` is not one planrun sends (GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS); GET used"),
+                format!("method `{method_raw}` is not one planrun sends ({}); GET used", METHODS.join(", ")),
             ));
             "GET".into()
         }
