@@ -14,6 +14,7 @@ pub mod compile;
 pub(crate) mod dashboard;
 pub(crate) mod data_set;
 pub(crate) mod diag;
+pub mod dry_run;
 pub(crate) mod duration;
 pub(crate) mod files;
 pub mod http;

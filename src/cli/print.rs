@@ -16,6 +16,21 @@ pub(crate) fn stderr(args: fmt::Arguments<'_>) {
     let _ = std::io::stderr().lock().write_fmt(args);
 }
 
+/// A writer that drops what it cannot write, as the macros below do, for library calls that write to stdout.
+pub(crate) struct Lossy<W>(pub W);
+
+impl<W: Write> Write for Lossy<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
+}
+
 /// `println!` that never panics: see the module.
 macro_rules! outln {
     () => { $crate::cli::print::stdout(format_args!("\n")) };

@@ -47,7 +47,6 @@ fn field<'a>(p: &'a Props, scope: &Scope<'a>, name: &str) -> &'a str {
     scope.defaults.iter().rev().find_map(|d| d.opt(name)).unwrap_or("")
 }
 
-
 /// The think steps of the timers in scope, then the request step.
 pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Vec<Item> {
     let p = &el.props;
