@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# planrun's own HTTP/1.1 engine (issue 16) against the hyper engine before it and wrk, in paired runs.
+# A planrun build (NEW) against another (BASE) and wrk, in balanced rounds: CPU per request, memory per user,
+# instructions and cache misses per request.
 #
 #   NEW=target/release/planrun BASE=/path/to/planrun-before bench/engine.sh
 #
@@ -85,9 +86,9 @@ per10k() { awk -v c="$1" -v r="$2" 'BEGIN { printf "%.4f", c * 10000 / r }'; }
 
 # cpu_part NAME URL: ROUNDS rounds of wrk, NEW and BASE, each round in the next of the six orders, with GAP
 # seconds of rest before each run. A run is measured differently by what ran just before it: the same binary
-# as NEW and BASE in fixed turns (wrk, NEW, BASE) measured 1.02 and 0.96 against wrk in one run (session 15),
-# and merely rotating the turns still left BASE after NEW twice as often as after wrk. Over six rounds each
-# generator takes each place, after each of the others, as often.
+# as NEW and BASE in fixed turns (wrk, NEW, BASE) measured 1.02 and 0.96 against wrk in one run, and merely
+# rotating the turns still left BASE after NEW twice as often as after wrk. Over six rounds each generator
+# takes each place, after each of the others, as often (docs/performance.md, "Method").
 cpu_part() {
   local part=$1 url=$2 r g
   : >"$WORK/$part.rows"
