@@ -476,10 +476,12 @@ def peers_tables(b, parts, nginx_warnings):
 
     def rss(part, tool):
         f = b.failed(part, tool)
-        value = fmt(b.get(part, tool, "rss"), ".0f", " MiB")
+        value = b.get(part, tool, "rss")
+        if value is None:
+            return f"failed ({f}/{a.runs} runs)" if f else "-"
         errs = b.get(part, tool, "errs")
         note = f", {f}/{a.runs} runs failed" if f else (f" ({errs:.0f} errors)" if errs else "")
-        return value + note
+        return f"{value:.0f} MiB{note}"
 
     for t in tools:
         cpu = b.get("tput", t, "cpu10k")
@@ -553,11 +555,12 @@ def cores_tables(b, parts):
                 "| binary | CPU s / 10k req | req/s | instructions / req (callgrind, 10 users x 3,000) |",
                 "| --- | ---: | ---: | ---: |"]
         if a.base:
-            out.append(f"| BASE ({a.base}) | {fmt(b.get('cost', 'base', 'cpu10k'), '.3f')} | "
+            out.append(f"| BASE ({version_of([a.base, '--version'])}) | {fmt(b.get('cost', 'base', 'cpu10k'), '.3f')} | "
                        f"{fmt(b.get('cost', 'base', 'rps'))} | {fmt(b.get('cg', 'base', 'per_request'))} |")
         out.append(f"| planrun --cores 1 | {fmt(b.get('cost', 'cores1', 'cpu10k'), '.3f')} | "
                    f"{fmt(b.get('cost', 'cores1', 'rps'))} | {fmt(b.get('cg', 'cores1', 'per_request'))} |")
-        out.append(f"| planrun --cores {n} | - | - | {fmt(b.get('cg', f'cores{n}', 'per_request'))} |")
+        if "cg" in parts:
+            out.append(f"| planrun --cores {n} | - | - | {fmt(b.get('cg', f'cores{n}', 'per_request'))} |")
         if a.base and "cost" in parts:
             out += ["", f"--cores 1 / BASE, CPU per request: {fmt(b.round_ratio('cost', 'cores1', 'base', 'cpu10k'), '.2f')} "
                         f"(median of {a.runs} rounds); instructions per request: "
@@ -572,7 +575,7 @@ def cores_tables(b, parts):
 
     if "gen" in parts:
         row(f"requests/s, JSON plan (~10 KB body), {CONNS} users", "gen", "json-1", "json-all", "rps", ".0f")
-        row(f"requests/s, JSON plan, {n} processes (`--segment I/{n} --cores 1`) in the second column",
+        row(f"requests/s, JSON plan: `--cores 1`, and {n} processes (`--segment I/{n} --cores 1`)",
             "gen", "json-1", "json-seg", "rps", ".0f")
         row("CPU s / 10k requests, JSON plan", "gen", "json-1", "json-all", "cpu10k", ".2f")
         row("planrun CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
