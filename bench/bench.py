@@ -633,7 +633,7 @@ def versions(b, peers=True):
 # ------------------------------------------------------------------------------------------ main
 def main(argv=None):
     env = os.environ.get
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--planrun", required=True, help="the planrun binary to measure")
     p.add_argument("--nginx", required=True, help="URL of nginx answering `return 200 \"ok\"`")
     p.add_argument("--stub", help="URL of the 50 ms stub (bench/stubs/delay50.yaml)")
