@@ -703,6 +703,8 @@ def main(argv=None):
     lines = []
     if "peers" in parts:
         lines += peers_tables(b, parts, warnings)
+    elif "big" in parts:
+        lines += ["", big_line(b, warnings)]
     if set(parts) & {"cost", "cg", "gen", "users", "stall"}:
         lines += cores_tables(b, parts)
     text = "\n".join(lines) + "\n"

@@ -113,13 +113,13 @@ echo
 # "(self time)" rows the sum of the self shares of every match. An async fn's body is its `{{closure}}`, so
 # those patterns are not anchored at the end.
 stages=$'virtual user task: VirtualUser::iterate\tVirtualUser>?::iterate
-  request rendering: wire::render\t^planrun::run::wire::render$
-    templates: Templates::render(_into)\t^planrun::template::Templates::render(_into)?$
+  request rendering: wire::render(_reusing)\t^planrun::run::wire::render(_reusing)?$
+    templates: Templates::render*, Fast::render\t^planrun::template::(Templates::render(_form)?(_into)?|fast::Fast::render)$
   the exchange: Client::exchange\t^planrun::run::http::client::Client::exchange
     on the connection: Conn::exchange\t^planrun::run::http::conn::Conn::exchange
       request head: encode\t^planrun::run::http::encode::encode$
       response head: HeadReader::take\tHeadReader::take$
-      socket send: send(2), loopback delivery included\t^(__libc_send|__send|__GI___send|__libc_sendto|__GI___sendto)$
+      socket send: sendto(2), loopback delivery included\t^__x64_sys_sendto$
       socket receive: recv(2)\t^__x64_sys_recvfrom$
 sample sink task: sink::drain\t^planrun::sink::drain::drain
   statistics: Stats::record\t^planrun::sink::stats::Stats::record$
