@@ -12,10 +12,10 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which scenarios, default "peers big cost cg gen users stall" (see SCENARIOS below)
-    BASE            a second planrun binary to compare with (part "cost"; "cg" measures it too)
-    CLIENT_CPU (1)  the CPU of the generators in "peers", "big", "cost"
-    ALL_CPUS        the CPUs of planrun in "gen", "users", "stall" (default: every CPU)
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below)
+    BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
+    CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
+    ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
 
 Within a round the generators run one after the other, in the next order of a balanced Latin square:
 over a full cycle of rounds each generator runs in each place, and right after each of the others, equally
@@ -34,12 +34,15 @@ import subprocess
 import sys
 import time
 
+import hot_lines
+
 CONNS = 50
 BIG_USERS = 19000
 MANY_USERS = 10000
 STALL_SECONDS = 2
 HANG_GUARD = 120  # seconds a run may overrun its DURATION before it is killed
-ALL_PARTS = "peers big cost cg gen users stall"
+ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall"
+THINK = "2s"
 
 # What each part runs: the tools of one round, the users (connections), the target, the ramp-up in seconds.
 SCENARIOS = {
@@ -47,12 +50,16 @@ SCENARIOS = {
     "c1000": (["wrk", "oha", "planrun"], 1000, "nginx", 2),
     "c10000": (["wrk", "oha", "planrun"], MANY_USERS, "nginx", 2),
     "lat": (["wrk", "oha", "planrun"], CONNS, "stub", 0),
-    "cost": (["base", "cores1"], CONNS, "nginx", 0),
+    "cpu": (["wrk", "cores1", "base"], CONNS, "nginx", 0),
+    "cpu32k": (["wrk", "cores1", "base"], CONNS, "nginx32k", 0),
+    "users": (["users-1", "users-all", "users-base"], MANY_USERS, "nginx", 2),
+    "think": (["think-1", "think-base"], MANY_USERS, "nginx", 2),
     "gen": (["json-1", "json-all", "json-seg"], CONNS, "nginx", 0),
-    "users": (["users-1", "users-all"], MANY_USERS, "nginx", 2),
 }
-PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cost": ["cost"], "gen": ["gen"],
-                  "users": ["users"]}
+# The parts (PARTS) and the scenarios each runs in rounds; big, cg, icache and stall run their own way.
+PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cpu": ["cpu"], "cpu32k": ["cpu32k"],
+                  "users": ["users", "think"], "gen": ["gen"]}
+BASE_TOOLS = {"base", "users-base", "think-base"}
 LABELS = {
     "planrun": "planrun (GET, templated query, assertion, JTL)",
     "planrun-post": "planrun (POST, templated query + body, assertion, JTL)",
@@ -170,6 +177,19 @@ class Bench:
         bench = os.path.dirname(os.path.abspath(__file__))
         self.plans = {name: os.path.join(bench, "plans", f"{name}.yaml")
                       for name in ("throughput", "throughput-post", "bare", "json-body")}
+        # The GET plan with a think time after each request, and with loops instead of a duration.
+        with open(self.plans["throughput"]) as f:
+            get = f.read()
+        self.plans["think"] = self.derived("think.yaml", get.replace("    steps:", f"    think_time: {THINK}\n    steps:"))
+        for loops in (600, 3000):
+            self.plans[f"loops{loops}"] = self.derived(
+                f"loops{loops}.yaml", get.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
+
+    def derived(self, name, text):
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
 
     def path(self, name):
         return os.path.join(self.a.work, name)
@@ -298,9 +318,10 @@ class Bench:
             "planrun-bare": lambda: self.planrun(name, plans["bare"], users, ramp, url),
             "planrun-big": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
                                                 duration=ramp + self.a.duration),
-            # `--cores 1` and BASE on the generator core; the rest on ALL_CPUS.
+            # The two builds, each with `--cores 1` on the generator core; the rest on ALL_CPUS.
             "cores1": lambda: self.planrun(name, plans["throughput"], users, ramp, url, extra=["--cores", "1"]),
-            "base": lambda: self.planrun(name, plans["throughput"], users, ramp, url, binary=self.a.base),
+            "base": lambda: self.planrun(name, plans["throughput"], users, ramp, url, binary=self.a.base,
+                                         extra=["--cores", "1"]),
             "json-1": lambda: self.planrun(name, plans["json-body"], users, ramp, url, extra=["--cores", "1"],
                                            cpus=self.all),
             "json-all": lambda: self.planrun(name, plans["json-body"], users, ramp, url,
@@ -310,6 +331,12 @@ class Bench:
                                             cpus=self.all),
             "users-all": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
                                               extra=["--cores", str(n)], cpus=self.all),
+            "users-base": lambda: self.planrun(name, plans["throughput"], users, ramp, url, binary=self.a.base,
+                                               extra=["--cores", "1"], cpus=self.all),
+            "think-1": lambda: self.planrun(name, plans["think"], users, ramp, url, extra=["--cores", "1"],
+                                            cpus=self.all),
+            "think-base": lambda: self.planrun(name, plans["think"], users, ramp, url, binary=self.a.base,
+                                               extra=["--cores", "1"], cpus=self.all),
         }
         run = runners[tool]()
         run.update(part=part, tool=tool, round=round_no, users=users)
@@ -331,8 +358,8 @@ class Bench:
 
     def rounds(self, part):
         tools, users, target, ramp = SCENARIOS[part]
-        tools = [t for t in tools if t not in ("wrk", "oha") or shutil.which(t)]
-        url = self.a.nginx if target == "nginx" else self.a.stub
+        tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)]
+        url = {"nginx": self.a.nginx, "nginx32k": self.a.nginx_32k, "stub": self.a.stub}[target]
         for r in range(1, self.a.runs + 1):
             log(f"round {r}/{self.a.runs}: {part}, {users} users, {target}")
             for tool in order(tools, r):
@@ -340,13 +367,8 @@ class Bench:
 
     def instructions(self, name, binary, extra=()):
         """User-space instructions per request under callgrind: the GET plan, 10 users x 3,000 loops."""
-        with open(self.plans["throughput"]) as f:
-            plan = f.read().replace('duration: "{{ props.duration }}"', "loops: 3000")
-        loops = self.path("loops.yaml")
-        with open(loops, "w") as f:
-            f.write(plan)
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.path('cg.' + name + '.cg')}",
-                binary, "run", loops, "-D", f"base={self.a.nginx}", "-D", "threads=10",
+                binary, "run", self.plans["loops3000"], "-D", f"base={self.a.nginx}", "-D", "threads=10",
                 "-o", self.path(f"cg.{name}.jtl"), "--quiet", *extra]
         run = self.timed(f"cg.{name}", argv, self.client, 1800)
         collected = re.search(r"Collected : (\d+)", self.text(f"cg.{name}", "err"))
@@ -360,6 +382,49 @@ class Bench:
             run["failed"] = True
             log(f"callgrind {name} failed: {self.text(f'cg.{name}', 'err').strip()[-300:]}")
         self.runs.append(run)
+
+    def caches(self, name, argv, requests_of):
+        """argv under cachegrind (its simulated caches: instructions, L1i and L1d misses a request) and under
+        callgrind with --dump-instr (the hot lines of bench/hot_lines.py), on the client CPU, one run each."""
+        run = Run(part="icache", tool=name, round=1)
+        cg_out, hl_out = self.path(f"ic.{name}.cg"), self.path(f"hl.{name}.cg")
+        self.timed(f"ic.{name}", ["valgrind", "--tool=cachegrind", "--cache-sim=yes",
+                                  f"--cachegrind-out-file={cg_out}", *argv], self.client, 1800)
+        self.timed(f"hl.{name}", ["valgrind", "--tool=callgrind", "--dump-instr=yes",
+                                  f"--callgrind-out-file={hl_out}", *argv], self.client, 1800)
+        reqs, hl_reqs = requests_of(self.text(f"ic.{name}")), requests_of(self.text(f"hl.{name}"))
+        summary_text = self.text(f"ic.{name}", "err").replace(",", "")
+        counts = {k: re.search(rf"{k}\s+(?:refs|misses):\s+(\d+)", summary_text) for k in ("I", "I1", "D1")}
+        if not reqs or not hl_reqs or not all(counts.values()):
+            run["failed"] = True
+            log(f"icache {name} failed: {self.text(f'ic.{name}', 'err').strip()[-300:]}")
+        else:
+            run.update({f"{k}_per_request": int(m.group(1)) / reqs for k, m in counts.items()})
+            try:
+                run["hot_lines"] = hot_lines.hot(hl_out, hl_reqs, 0.9, os.path.basename(argv[0]))[1]
+            except (LookupError, OSError) as e:
+                log(f"hot lines of {name}: {e}")
+            log(f"icache {name}: {run['I_per_request']:.0f} instructions, {run['I1_per_request']:.1f} L1i and "
+                f"{run['D1_per_request']:.1f} L1d misses a request, {run.get('hot_lines')} hot lines")
+        remove(cg_out, hl_out)
+        self.runs.append(run)
+
+    def icache(self):
+        def planrun_reqs(text):
+            return summary(text).get("reqs")
+
+        def wrk_reqs(text):
+            m = re.search(r"^\s*(\d+) requests in", text, re.M)
+            return int(m.group(1)) if m else None
+
+        builds = [("planrun", self.a.planrun)] + ([("base", self.a.base)] if self.a.base else [])
+        for name, binary in builds:
+            jtl = self.path(f"ic.{name}.jtl")
+            self.caches(name, [binary, "run", self.plans["loops600"], "-D", f"base={self.a.nginx}", "-D",
+                               f"threads={CONNS}", "-o", jtl, "--quiet", "--cores", "1"], planrun_reqs)
+            remove(jtl)
+        if shutil.which("wrk"):
+            self.caches("wrk", ["wrk", "-t1", f"-c{CONNS}", "-d5s", self.a.nginx + "/"], wrk_reqs)
 
     def stall(self, round_no, cores, pause):
         """The GET plan, 50 users for STALL + 6 s on ALL_CPUS, its JTL written to a FIFO that a `cat` copies to
@@ -405,13 +470,25 @@ class Bench:
     def get(self, part, tool, key):
         return median(self.values(part, tool, key))
 
-    def round_ratio(self, part, tool, against, key):
-        """The median over the rounds of tool's figure divided by against's in the same round."""
+    def round_ratios(self, part, tool, against, key):
+        """tool's figure divided by against's, in each round that has both."""
         by_round = {}
         for r in self.runs:
             if r["part"] == part and r["tool"] in (tool, against) and not r.get("failed"):
                 by_round.setdefault(r["round"], {})[r["tool"]] = r.get(key)
-        return median(ratio(v.get(tool), v.get(against)) for v in by_round.values())
+        return [x for x in (ratio(v.get(tool), v.get(against)) for v in by_round.values()) if x is not None]
+
+    def round_ratio(self, part, tool, against, key):
+        """The median over the rounds of tool's figure divided by against's in the same round."""
+        return median(self.round_ratios(part, tool, against, key))
+
+    def ratio_cell(self, part, tool, against, key="cpu10k"):
+        """The median of the rounds' ratios, with their range."""
+        values = self.round_ratios(part, tool, against, key)
+        if not values:
+            return "-"
+        spread = f" ({min(values):.2f} to {max(values):.2f})" if len(values) > 1 else ""
+        return f"{median(values):.2f}{spread}"
 
     def failed(self, part, tool):
         return sum(1 for r in self.runs if r["part"] == part and r["tool"] == tool and r.get("failed"))
@@ -545,26 +622,67 @@ def big_line(b, nginx_warnings):
     return line
 
 
+def builds_tables(b, parts):
+    """Parts cpu, cpu32k, cg, icache, users: planrun (and BASE) against wrk, per request; memory per user."""
+    a, n = b.a, b.ncpu
+    base = f"BASE ({version_of([a.base, '--version'])})" if a.base else None
+    out = ["", "## planrun per request" + (", against BASE" if base else ""), "", host_line(b),
+           f"nginx on core(s) {a.server_cpu}, generators on CPU {a.client_cpu}; {versions(b)}; median of {a.runs} "
+           f"round(s) of {a.duration} s runs; a ratio is the median over the rounds of the ratio within one "
+           "round (in brackets, the rounds' range)."]
+    rows = [("wrk", "wrk", "wrk"), ("planrun --cores 1", "cores1", "planrun")] + ([(base, "base", "base")] if base else [])
+    if set(parts) & {"cpu", "cg", "icache"}:
+        out += ["", f"GET plan (templated query, assertion, JTL row), {CONNS} users, 2-byte responses; callgrind: "
+                    "10 users x 3,000 requests; cachegrind and hot lines: 50 users x 600 requests (wrk: 5 s):", "",
+                "| generator | CPU s / 10k req | user us / req | sys us / req | req/s | instructions / req (callgrind) | "
+                "cachegrind instructions / L1i / L1d misses a request | hot lines |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for label, tool, ic in rows:
+            cache = "-"
+            if b.values("icache", ic, "I_per_request"):
+                cache = (f"{b.get('icache', ic, 'I_per_request'):.0f} / {b.get('icache', ic, 'I1_per_request'):.1f} / "
+                         f"{b.get('icache', ic, 'D1_per_request'):.1f}")
+            user, sys_ = b.get("cpu", tool, "user10k"), b.get("cpu", tool, "sys10k")
+            out.append(f"| {label} | {fmt(b.get('cpu', tool, 'cpu10k'), '.4f')} | {fmt(user and user * 100, '.2f')} | "
+                       f"{fmt(sys_ and sys_ * 100, '.2f')} | {fmt(b.get('cpu', tool, 'rps'))} | "
+                       f"{fmt(b.get('cg', tool if tool != 'wrk' else None, 'per_request'))} | {cache} | "
+                       f"{fmt(b.get('icache', ic, 'hot_lines'))} |")
+        if "cg" in parts:
+            out.append(f"| planrun --cores {n} | | | | | {fmt(b.get('cg', f'cores{n}', 'per_request'))} | | |")
+    ratios = [("CPU per request, planrun / wrk", "cores1", "wrk"), ("CPU per request, BASE / wrk", "base", "wrk"),
+              ("CPU per request, planrun / BASE", "cores1", "base")]
+    if "cpu" in parts or "cpu32k" in parts:
+        out += ["", "| figure | 2-byte responses | 32 KiB responses |", "| --- | ---: | ---: |"]
+        for label, tool, against in ratios if base else ratios[:1]:
+            out.append(f"| {label} | {b.ratio_cell('cpu', tool, against)} | {b.ratio_cell('cpu32k', tool, against)} |")
+        if base and "cg" in parts:
+            out.append(f"| instructions per request, planrun / BASE | "
+                       f"{fmt(ratio(b.get('cg', 'cores1', 'per_request'), b.get('cg', 'base', 'per_request')), '.3f')} | |")
+    if "users" in parts:
+        out += ["", f"Peak RSS of {MANY_USERS:,} keep-alive users (GET plan, ramp-up 2 s, planrun on CPUs {a.all_cpus}):",
+                "", "| | planrun --cores 1 | planrun --cores " + str(n) + (f" | {base}" if base else "") + " |",
+                "| --- | ---: | ---: |" + (" ---: |" if base else "")]
+
+        def rss(tool):
+            v = b.get("users", tool, "rss")
+            return "-" if v is None else f"{v:.0f} MiB ({v * 1024 / MANY_USERS:.1f} KiB a user)"
+
+        def think_rss(tool):
+            v = b.get("think", tool, "rss")
+            return "-" if v is None else f"{v:.0f} MiB ({v * 1024 / MANY_USERS:.1f} KiB a user)"
+
+        out.append(f"| full load | {rss('users-1')} | {rss('users-all')} |" + (f" {rss('users-base')} |" if base else ""))
+        out.append(f"| think time {THINK} | {think_rss('think-1')} | |" + (f" {think_rss('think-base')} |" if base else ""))
+        out.append(f"| failed samples, full load | {fmt(b.get('users', 'users-1', 'errs'))} | "
+                   f"{fmt(b.get('users', 'users-all', 'errs'))} |" + (f" {fmt(b.get('users', 'users-base', 'errs'))} |" if base else ""))
+    return out
+
+
 def cores_tables(b, parts):
     a, n = b.a, b.ncpu
     out = ["", "## planrun --cores", "", host_line(b),
            f"nginx on core(s) {a.server_cpu}; {versions(b, peers=False)}; median of {a.runs} round(s) of "
            f"{a.duration} s runs; a ratio is the median over the rounds of the ratio within one round."]
-    if "cost" in parts or "cg" in parts:
-        out += ["", f"CPU per request, GET plan, {CONNS} users, planrun on CPU {a.client_cpu}:", "",
-                "| binary | CPU s / 10k req | req/s | instructions / req (callgrind, 10 users x 3,000) |",
-                "| --- | ---: | ---: | ---: |"]
-        if a.base:
-            out.append(f"| BASE ({version_of([a.base, '--version'])}) | {fmt(b.get('cost', 'base', 'cpu10k'), '.3f')} | "
-                       f"{fmt(b.get('cost', 'base', 'rps'))} | {fmt(b.get('cg', 'base', 'per_request'))} |")
-        out.append(f"| planrun --cores 1 | {fmt(b.get('cost', 'cores1', 'cpu10k'), '.3f')} | "
-                   f"{fmt(b.get('cost', 'cores1', 'rps'))} | {fmt(b.get('cg', 'cores1', 'per_request'))} |")
-        if "cg" in parts:
-            out.append(f"| planrun --cores {n} | - | - | {fmt(b.get('cg', f'cores{n}', 'per_request'))} |")
-        if a.base and "cost" in parts:
-            out += ["", f"--cores 1 / BASE, CPU per request: {fmt(b.round_ratio('cost', 'cores1', 'base', 'cpu10k'), '.2f')} "
-                        f"(median of {a.runs} rounds); instructions per request: "
-                        f"{fmt(ratio(b.get('cg', 'cores1', 'per_request'), b.get('cg', 'base', 'per_request')), '.3f')}."]
     if "gen" in parts or "users" in parts:
         out += ["", f"| figure (planrun on CPUs {a.all_cpus}) | --cores 1 | --cores {n} | ratio |",
                 "| --- | ---: | ---: | ---: |"]
@@ -581,10 +699,7 @@ def cores_tables(b, parts):
         row("planrun CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
         row("nginx CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "nginx_pct", ".0f", "%", False)
     if "users" in parts:
-        row(f"peak RSS, {MANY_USERS:,} users (GET plan, ramp-up 2 s)", "users", "users-1", "users-all", "rss",
-            ".0f", " MiB")
-        row(f"requests/s, {MANY_USERS:,} users", "users", "users-1", "users-all", "rps", ".0f")
-        row(f"failed samples, {MANY_USERS:,} users", "users", "users-1", "users-all", "errs", ".0f", "", False)
+        row(f"requests/s, {MANY_USERS:,} users (GET plan, ramp-up 2 s)", "users", "users-1", "users-all", "rps", ".0f")
     if "stall" in parts:
         cols = ["paused.c1", f"paused.c{n}", "free.c1", f"free.c{n}"]
         out += ["", f"JTL to a FIFO whose reader (a `cat`) is stopped for {STALL_SECONDS} s, 3 s into a "
@@ -637,6 +752,7 @@ def main(argv=None):
     p.add_argument("--planrun", required=True, help="the planrun binary to measure")
     p.add_argument("--nginx", required=True, help="URL of nginx answering `return 200 \"ok\"`")
     p.add_argument("--stub", help="URL of the 50 ms stub (bench/stubs/delay50.yaml)")
+    p.add_argument("--nginx-32k", help="URL of nginx answering a 32 KiB body, for part cpu32k")
     p.add_argument("--nginx-pid", type=int, help="nginx's PID, for its CPU share")
     p.add_argument("--nginx-log", help="nginx's error log, for the many-users run")
     p.add_argument("--work", default=".", help="where runs leave their output")
@@ -653,12 +769,13 @@ def main(argv=None):
     unknown = set(parts) - set(ALL_PARTS.split())
     if unknown:
         p.error(f"unknown part(s) {' '.join(sorted(unknown))}; the parts are: {ALL_PARTS}")
-    if "cost" in parts and not a.base:
-        log("no BASE: part cost skipped")
-        parts.remove("cost")
-    if "cg" in parts and not shutil.which("valgrind"):
-        log("no valgrind: part cg skipped")
-        parts.remove("cg")
+    for part in ("cg", "icache"):
+        if part in parts and not shutil.which("valgrind"):
+            log(f"no valgrind: part {part} skipped")
+            parts.remove(part)
+    if "cpu32k" in parts and not a.nginx_32k:
+        log("no --nginx-32k: part cpu32k skipped")
+        parts.remove("cpu32k")
     if "peers" in parts and not a.stub:
         p.error("part peers needs --stub")
     for tool in ("wrk", "oha"):
@@ -682,6 +799,9 @@ def main(argv=None):
                     b.instructions("base", a.base)
                 b.instructions("cores1", a.planrun, ["--cores", "1"])
                 b.instructions(f"cores{b.ncpu}", a.planrun, ["--cores", str(b.ncpu)])
+            if part == "icache":
+                log("cachegrind and callgrind --dump-instr: caches and hot lines per request (a few minutes)")
+                b.icache()
             if part == "stall":
                 for r in range(1, a.runs + 1):
                     log(f"round {r}/{a.runs}: JTL to a FIFO whose reader stops for {STALL_SECONDS} s")
@@ -705,7 +825,9 @@ def main(argv=None):
         lines += peers_tables(b, parts, warnings)
     elif "big" in parts:
         lines += ["", big_line(b, warnings)]
-    if set(parts) & {"cost", "cg", "gen", "users", "stall"}:
+    if set(parts) & {"cpu", "cpu32k", "cg", "icache", "users"}:
+        lines += builds_tables(b, parts)
+    if set(parts) & {"users", "gen", "stall"}:
         lines += cores_tables(b, parts)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)

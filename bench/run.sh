@@ -1,33 +1,38 @@
 #!/usr/bin/env bash
-# planrun against its peers (wrk, oha) and what `--cores` does, on one machine, over loopback only.
+# planrun against its peers (wrk, oha), against another build, and what `--cores` does, on one machine,
+# over loopback only.
 #
-#   bench/run.sh                                  # every part, 3 rounds of 10 s runs (about 20 minutes)
-#   RUNS=1 DURATION=5 bench/run.sh                # a quick look (about 5 minutes)
-#   PARTS=peers RUNS=5 bench/run.sh               # planrun against wrk and oha only
-#   PARTS="cost cg" BASE=<older planrun> bench/run.sh   # CPU and instructions per request against a build
+#   bench/run.sh                                  # every part, 3 rounds of 10 s runs (about 30 minutes)
+#   PARTS=peers bench/run.sh                      # planrun against wrk and oha only (about 9 minutes)
+#   PARTS=cpu RUNS=12 DURATION=5 BASE=<other planrun> bench/run.sh   # CPU per request: planrun, BASE, wrk
+#   RUNS=1 DURATION=2 PARTS=peers bench/run.sh    # a check that it works, not a measurement
 #
 # This script installs what is missing (wrk, nginx-light, jq... from Debian with apt-get; oha with cargo
 # install, a few minutes once), builds planrun --release (a copy of the binary is measured, so rebuilds
-# meanwhile do not matter), starts the targets pinned to SERVER_CPU: nginx (one process, `return 200 "ok"`,
-# keep-alive without limit) and planrun's stub answering every request after exactly 50 ms
+# meanwhile do not matter), starts the targets pinned to SERVER_CPU: nginx (one process, `return 200 "ok"`
+# on one port and a 32 KiB body on another, keep-alive without limit) and planrun's stub answering every
+# request after exactly 50 ms
 # (bench/stubs/delay50.yaml). bench/bench.py then runs the scenarios, takes the medians and ratios and
 # prints the tables; part "profile" is bench/profile.sh. docs/performance.md explains every figure.
 #
 # Environment:
 #   RUNS (3), DURATION (10 s), GAP (2 s of rest before each run)
-#   PARTS   any of: peers big cost cg gen users stall profile (default: all of them)
+#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall profile (default: all of them)
 #             peers   wrk, oha and planrun's three plans: req/s, CPU per request, RSS at 1,000 and 10,000
 #                     connections, p50/p99 against the 50 ms stub
 #             big     one run of 19,000 virtual users, and wrk with as many connections
-#             cost    CPU per request of `--cores 1` against BASE (skipped without BASE)
-#             cg      callgrind instructions per request: BASE, `--cores 1`, `--cores` every CPU (needs valgrind)
+#             cpu     CPU per request, user and sys apart: wrk, planrun `--cores 1` and BASE, GET plan
+#             cpu32k  the same against 32 KiB responses
+#             cg      callgrind instructions per request: `--cores 1`, `--cores` every CPU, BASE (valgrind)
+#             icache  cachegrind's L1 misses and the hot lines (bench/hot_lines.py) a request: planrun,
+#                     BASE, wrk (valgrind)
+#             users   peak RSS of 10,000 users: `--cores 1`, every CPU, BASE; with a 2 s think time too
 #             gen     a generator-bound plan (~10 KB JSON body) with `--cores 1`, every CPU, one process per CPU
-#             users   peak RSS of 10,000 users with `--cores 1` and every CPU
 #             stall   a JTL output whose reader stops for 2 s
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
-#   BASE    a second planrun binary for "cost" and "cg"
-#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "gen", "users", "stall"; default every CPU)
+#   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
+#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)
 # Needs root for apt-get, or the tools installed. Stops every process it starts, by PID, on exit. A
 # generator that fails is reported in the tables; the exit status is non-zero only when a target cannot
@@ -40,7 +45,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cost cg gen users stall profile} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -67,8 +72,8 @@ install_tools() {
   local apt=()
   command -v python3 >/dev/null || apt+=(python3)
   command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || apt+=(nginx-light)
-  if [[ $PARTS == *" peers "* || $PARTS == *" big "* ]]; then command -v wrk >/dev/null || apt+=(wrk); fi
-  if [[ $PARTS == *" cg "* ]]; then command -v valgrind >/dev/null || apt+=(valgrind); fi
+  command -v wrk >/dev/null || apt+=(wrk)
+  if [[ $PARTS == *" cg "* || $PARTS == *" icache "* ]]; then command -v valgrind >/dev/null || apt+=(valgrind); fi
   if [[ $PARTS == *" profile "* ]]; then command -v perf >/dev/null || apt+=(linux-perf); fi
   if ((${#apt[@]})); then
     log "apt-get install ${apt[*]}"
@@ -115,7 +120,9 @@ wait_port() { # waits up to 10 s for something to listen on port $1
 }
 
 NGINX_PORT=$(free_port 18080)
+NGINX_32K_PORT=$(free_port $((NGINX_PORT + 1)))
 mkdir -p "$WORK/nginx"
+head -c 32768 /dev/zero | tr '\0' 'x' >"$WORK/nginx/32k.txt"
 cat >"$WORK/nginx/nginx.conf" <<EOF
 daemon off;
 master_process off;
@@ -137,6 +144,10 @@ http {
     listen 127.0.0.1:$NGINX_PORT backlog=65535;
     location / { return 200 "ok"; }
   }
+  server {
+    listen 127.0.0.1:$NGINX_32K_PORT backlog=65535;
+    location / { root $WORK/nginx; try_files /32k.txt =404; }
+  }
 }
 EOF
 taskset -c "$SERVER_CPU" "$(command -v nginx)" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
@@ -145,12 +156,12 @@ NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT"
 
-STUB_PORT=$(free_port $((NGINX_PORT + 1)))
+STUB_PORT=$(free_port $((NGINX_32K_PORT + 1)))
 taskset -c "$SERVER_CPU" "$PLANRUN" stub "$BENCH/stubs/delay50.yaml" --listen "127.0.0.1:$STUB_PORT" \
   >"$WORK/stub.log" 2>&1 &
 PIDS+=($!)
 wait_port "$STUB_PORT"
-log "nginx on 127.0.0.1:$NGINX_PORT, the 50 ms stub on 127.0.0.1:$STUB_PORT, both on CPU $SERVER_CPU;" \
+log "nginx on 127.0.0.1:$NGINX_PORT (32 KiB: $NGINX_32K_PORT), the 50 ms stub on 127.0.0.1:$STUB_PORT, both on CPU $SERVER_CPU;" \
   "open files $NOFILE; work directory $WORK"
 
 # ---------------------------------------------------------------------------------------------- the bench
@@ -158,7 +169,8 @@ parts=${PARTS// profile / }
 parts=$(echo $parts) # words, trimmed
 if [[ -n $parts ]]; then
   python3 "$BENCH/bench.py" --planrun "$PLANRUN" --nginx "http://127.0.0.1:$NGINX_PORT" \
-    --stub "http://127.0.0.1:$STUB_PORT" --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
+    --stub "http://127.0.0.1:$STUB_PORT" --nginx-32k "http://127.0.0.1:$NGINX_32K_PORT" \
+    --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
     --work "$WORK" --parts "$parts" --server-cpu "$SERVER_CPU" --client-cpu "$CLIENT_CPU"
 fi
 

@@ -52,6 +52,8 @@ class Figures(unittest.TestCase):
         self.assertAlmostEqual(b.round_ratio("tput", "planrun", "wrk", "cpu10k"), 0.95)
         self.assertAlmostEqual(b.get("tput", "planrun", "cpu10k"), 0.95)
         self.assertEqual(b.failed("tput", "planrun"), 1)
+        self.assertEqual(b.ratio_cell("tput", "planrun", "wrk", "rps"), "-")
+        self.assertEqual(b.ratio_cell("tput", "planrun", "wrk", "cpu10k"), "0.95 (0.90 to 1.10)")
 
 
 class Parsing(unittest.TestCase):
