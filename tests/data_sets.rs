@@ -262,7 +262,10 @@ fn validate_says_which_groups_read_each_set() {
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let text = common::stdout(&out);
     assert!(text.contains("\n  data set `recipients`: 10 row(s), unique; read by group buyers\n"), "{text}");
-    assert!(text.contains("\n  data set `spare`: 4 row(s), sequential; read by no group (no step reads it)\n"), "{text}");
+    assert!(
+        text.contains("\n  data set `spare`: 4 row(s), sequential; read by no group (no step reads it)\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -280,7 +283,10 @@ fn a_set_scoped_to_groups_refuses_another_group_that_reads_it() {
     let err = stderr(&out);
     assert!(err.contains("error: data set `recipients` names group `heath`, which the plan does not have"), "{err}");
     assert!(err.contains("did you mean `health`?"), "{err}");
-    assert!(err.contains("error: group `health` reads data set `recipients`, which is for buyers, heath only"), "{err}");
+    assert!(
+        err.contains("error: group `health` reads data set `recipients`, which is for buyers, heath only"),
+        "{err}"
+    );
     assert!(err.contains("plan.yaml:31:63"), "points at the read, in the health group's step:\n{err}");
     assert_eq!(server.count(), 0, "nothing was sent");
 }

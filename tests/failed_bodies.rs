@@ -138,7 +138,8 @@ fn bodies_past_the_cap_are_counted_not_kept() {
     let dir = TempDir::new("failed_bodies_cap");
     // 2 users x 2 loops x 2 failed steps: 8 failed samples, 3 bodies kept.
     let plan = dir.write("plan.yaml", plan(&server.url()));
-    let args = ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--failed-bodies", "bodies", "--failed-bodies-max", "3"];
+    let args =
+        ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--failed-bodies", "bodies", "--failed-bodies-max", "3"];
     let out = planrun(dir.path(), args);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let jtl = read_jtl(&dir.join("out.jtl"));
@@ -148,7 +149,8 @@ fn bodies_past_the_cap_are_counted_not_kept() {
     let files = std::fs::read_dir(dir.join("bodies")).unwrap().count();
     assert_eq!(files, 3, "the first 3 bodies");
     let err = common::stderr(&out);
-    let said = "planrun: --failed-bodies: 5 more failed responses' bodies not kept: past the first 3 (--failed-bodies-max)\n";
+    let said =
+        "planrun: --failed-bodies: 5 more failed responses' bodies not kept: past the first 3 (--failed-bodies-max)\n";
     assert!(err.contains(said), "{err}");
 }
 

@@ -177,7 +177,8 @@ fn control_characters_in_heads_are_escaped() {
 fn failed_samples_past_the_cap_are_counted_not_printed() {
     let server = Server::start();
     let steps = "      - name: fail\n        request: { url: /status/500 }\n";
-    for (loops, extra, shown, left_out, max) in [(12, &["--http-debug-max", "5"][..], 5, 7, 5), (103, &[][..], 100, 3, 100)]
+    for (loops, extra, shown, left_out, max) in
+        [(12, &["--http-debug-max", "5"][..], 5, 7, 5), (103, &[][..], 100, 3, 100)]
     {
         let dir = TempDir::new("http_debug_cap");
         let before = server.count();

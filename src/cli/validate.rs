@@ -4,8 +4,8 @@ use super::args::PlanArgs;
 use super::exit;
 use super::print::outln;
 use crate::compile::{Graph, StepNode};
-use crate::plan::model::{DataMode, DataSet};
 use crate::pipeline::StubMode;
+use crate::plan::model::{DataMode, DataSet};
 use crate::plan::PlanOptions;
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {

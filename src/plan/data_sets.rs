@@ -327,8 +327,11 @@ pub fn readers(cx: &mut Ctx, node: &Node, sets: &mut [DataSet], groups: &[Thread
                 }
             };
             cx.error(
-                Diagnostic::new(span, format!("data set `{}` names group `{name}`, which the plan does not have", set.name))
-                    .hint(hint),
+                Diagnostic::new(
+                    span,
+                    format!("data set `{}` names group `{name}`, which the plan does not have", set.name),
+                )
+                .hint(hint),
             );
         }
         for &g in &set.read_by {
@@ -341,7 +344,12 @@ pub fn readers(cx: &mut Ctx, node: &Node, sets: &mut [DataSet], groups: &[Thread
             cx.error(
                 Diagnostic::new(
                     at,
-                    format!("group `{}` reads data set `{}`, which is for {} only", group.name, set.name, listed.join(", ")),
+                    format!(
+                        "group `{}` reads data set `{}`, which is for {} only",
+                        group.name,
+                        set.name,
+                        listed.join(", ")
+                    ),
                 )
                 .hint(format!("add `{}` to the set's `groups:`, or read another set in this group", group.name)),
             );

@@ -172,7 +172,12 @@ impl DataSources {
     /// The rows the user's current iteration took: each set's name and the row's number (1 is the file's
     /// first data row).
     pub fn rows(&self, cursors: &UserCursors) -> Vec<(Arc<str>, u64)> {
-        self.sets.iter().zip(&cursors.rows).filter(|(_, row)| **row > 0).map(|(s, row)| (s.name.clone(), *row)).collect()
+        self.sets
+            .iter()
+            .zip(&cursors.rows)
+            .filter(|(_, row)| **row > 0)
+            .map(|(s, row)| (s.name.clone(), *row))
+            .collect()
     }
 
     /// At the start of each iteration: puts the next row of every data set the user's group reads into
@@ -489,6 +494,53 @@ mod tests {
     }
 
     const FOUR: &str = "phone,name\n1,a\n2,b\n3,c\n4,d\n";
+
+    #[test]
+    fn rows_are_numbered_from_the_first_data_row_and_again_after_recycling() {
+        let dir = Dir::new("numbered");
+        let file = dir.write("r.csv", FOUR);
+        for sharing in [DataScope::Shared, DataScope::PerThread] {
+            let data =
+                DataSources::open(&[set(&file, &["phone", "name"], DataMode::Sequential, sharing, OnEof::Recycle)])
+                    .expect("opens");
+            let (mut c, s) = (data.user(0), scope(1, 1));
+            for want in [1, 2, 3, 4, 1, 2] {
+                data.advance(&mut c, &s).expect("a row");
+                let phone = get(&s, "recipients", "phone");
+                assert_eq!(data.rows(&c), [(Arc::from("recipients"), want)], "{sharing:?}");
+                assert_eq!(phone, want.to_string(), "row {want} holds phone {want}");
+            }
+        }
+        let data =
+            DataSources::open(&[set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle)])
+                .expect("opens");
+        let (mut c, s) = (data.user(0), scope(3, 1));
+        for _ in 0..20 {
+            data.advance(&mut c, &s).expect("a row");
+            let phone: u64 = get(&s, "recipients", "phone").parse().expect("a number");
+            assert_eq!(data.rows(&c), [(Arc::from("recipients"), phone)], "a drawn row's number");
+        }
+    }
+
+    #[test]
+    fn a_user_takes_rows_only_of_the_sets_its_group_reads() {
+        let dir = Dir::new("readers");
+        let file = dir.write("r.csv", FOUR);
+        let mut unique = set(&file, &["phone", "name"], DataMode::Unique, DataScope::Shared, OnEof::StopThread);
+        unique.read_by = vec![1];
+        let data = DataSources::open(&[unique]).expect("opens");
+        let (mut health, sh) = (data.user(0), scope(1, 1));
+        for _ in 0..10 {
+            assert_eq!(data.advance(&mut health, &sh), Ok(()), "a group that does not read the set never ends on it");
+            assert!(sh.var("recipients").is_none() && data.rows(&health).is_empty());
+        }
+        let (mut buyer, sb) = (data.user(1), scope(1, 2));
+        assert_eq!(
+            phones(&data, &mut buyer, &sb, 4),
+            ["1", "2", "3", "4"],
+            "every row goes to the group that reads it"
+        );
+    }
 
     #[test]
     fn shared_sequential_goes_in_order_and_recycles() {

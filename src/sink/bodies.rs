@@ -74,7 +74,8 @@ impl Sink for BodyFiles {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for s in batch {
             if let Some((body, rows)) = s.detail.as_ref().and_then(|d| Some((d.body.as_ref()?, &d.rows))) {
-                self.write_one(s, &body.bytes, rows).map_err(|source| SinkError::Io { path: self.name.clone(), source })?;
+                self.write_one(s, &body.bytes, rows)
+                    .map_err(|source| SinkError::Io { path: self.name.clone(), source })?;
             }
         }
         Ok(())
