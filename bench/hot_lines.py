@@ -58,31 +58,38 @@ def read(path):
     return cost, function
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    path, requests = sys.argv[1], int(sys.argv[2])
-    share = float(sys.argv[3]) if len(sys.argv) > 3 else 0.9
+def hot(path, requests, share=0.9, wanted=None):
+    """(hot instructions, hot lines, bytes of hot instructions, {function: its hot lines}) of the object whose
+    path ends in `wanted` (default: the profiled command)."""
     cost, function = read(path)
     objects = {ob for ob, _ in cost if ob}
-    wanted = sys.argv[4] if len(sys.argv) > 4 else None
     if wanted is None:
         with open(path) as f:
             cmd = next((l.split(None, 2)[1] for l in f if l.startswith("cmd:")), "")
         wanted = cmd.rsplit("/", 1)[-1]
     ob = next((o for o in objects if o.endswith(wanted)), None)
     if ob is None:
-        sys.exit(f"no object ending in {wanted!r} in {path}")
+        raise LookupError(f"no object ending in {wanted!r} in {path}")
     executed = sorted(a for o, a in cost if o == ob)
-    hot = [a for a in executed if cost[(ob, a)] >= share * requests]
+    hot_ones = [a for a in executed if cost[(ob, a)] >= share * requests]
     following = dict(zip(executed, executed[1:] + [None]))
-    size = sum(min(15, max(1, (following[a] or a + 4) - a)) for a in hot)
-    lines = {a // LINE for a in hot}
-    print(f"{len(hot)} hot instructions, {len(lines)} lines ({len(lines) * LINE / 1024:.1f} KiB), "
-          f"{size / 1024:.1f} KiB of instructions")
+    size = sum(min(15, max(1, (following[a] or a + 4) - a)) for a in hot_ones)
     per_function = collections.defaultdict(set)
-    for a in hot:
+    for a in hot_ones:
         per_function[function[(ob, a)]].add(a // LINE)
+    return len(hot_ones), len({a // LINE for a in hot_ones}), size, per_function
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    path, requests = sys.argv[1], int(sys.argv[2])
+    share = float(sys.argv[3]) if len(sys.argv) > 3 else 0.9
+    try:
+        n, lines, size, per_function = hot(path, requests, share, sys.argv[4] if len(sys.argv) > 4 else None)
+    except LookupError as e:
+        sys.exit(str(e))
+    print(f"{n} hot instructions, {lines} lines ({lines * LINE / 1024:.1f} KiB), {size / 1024:.1f} KiB of instructions")
     for name, held in sorted(per_function.items(), key=lambda kv: -len(kv[1]))[:12]:
         print(f"  {len(held):4d} lines  {(name or '?')[:110]}")
 

@@ -109,18 +109,19 @@ echo
 echo "Inclusive time of the stages of a request (% of samples with the function on the stack; nested rows"
 echo "are part of the row above them; us = microseconds of CPU per request):"
 echo
-# label <TAB> a pattern of the symbol (awk regex); the row is the symbol's largest inclusive share.
 # label <TAB> a pattern of the symbol (awk regex); the row is the symbol's largest inclusive share, or for
-# "(self time)" rows the sum of the self shares of every match.
-stages=$'virtual user task: VirtualUser::iterate\tplanrun::run::vuser::VirtualUser::iterate
-  request rendering: wire::render\t^planrun::run::wire::render$
-    templates: Templates::render(_into)\t^planrun::template::Templates::render(_into)?$
-  http::Request build: client::build\t^planrun::run::http::client::build$
-hyper HTTP/1 connection: Dispatcher::poll_catch\t^hyper::proto::h1::dispatch::Dispatcher<D,Bs,I,T>::poll_catch$
-  socket send: send(2) (writev(2) before), loopback delivery included\t^(__GI___writev|__libc_send|__send|__GI___send)$
-  socket receive: recv(2)\t^__x64_sys_recvfrom$
-  response head parse (httparse + hyper)\tHttp1Transaction>::parse$
-sample sink task: sink::drain\t^planrun::sink::drain::drain::
+# "(self time)" rows the sum of the self shares of every match. An async fn's body is its `{{closure}}`, so
+# those patterns are not anchored at the end.
+stages=$'virtual user task: VirtualUser::iterate\tVirtualUser>?::iterate
+  request rendering: wire::render(_reusing)\t^planrun::run::wire::render(_reusing)?$
+    templates: Templates::render*, Fast::render\t^planrun::template::(Templates::render(_form)?(_into)?|fast::Fast::render)$
+  the exchange: Client::exchange\t^planrun::run::http::client::Client::exchange
+    on the connection: Conn::exchange\t^planrun::run::http::conn::Conn::exchange
+      request head: encode\t^planrun::run::http::encode::encode$
+      response head: HeadReader::take\tHeadReader::take$
+      socket send: sendto(2), loopback delivery included\t^__x64_sys_sendto$
+      socket receive: recv(2)\t^__x64_sys_recvfrom$
+sample sink task: sink::drain\t^planrun::sink::drain::drain
   statistics: Stats::record\t^planrun::sink::stats::Stats::record$
 JTL writer thread: JtlSink::write\tJtlSink<W> as planrun::sink::Sink>::write$
   of which write(2) syscalls\t^__GI___libc_write$

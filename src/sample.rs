@@ -97,6 +97,9 @@ pub struct Detail {
     pub debug: Option<String>,
     /// The body of a failed response, cut and masked: `--failed-bodies`, `--json-failed-bodies`.
     pub body: Option<KeptBody>,
+    /// The data rows the sample's iteration took, with `debug` or `body`: each set's name and the row's
+    /// number (1 is the file's first data row), in the order of the plan's sets.
+    pub rows: Vec<(Arc<str>, u64)>,
 }
 
 /// A response body kept for the results.

@@ -182,3 +182,111 @@ fn the_data_driven_example_validates() {
     let out = planrun(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), ["validate", "plans/data-driven.yaml"]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }
+
+/// Ten unique rows read by `buyers`; `warmup` (a setup group, so it runs first) and `health` (beside
+/// `buyers`) never read them.
+fn groups_plan(base: &str, scoped: &str) -> String {
+    format!(
+        r#"
+name: shop
+defaults:
+  base_url: "{base}"
+data:
+  recipients:
+    file: recipients.csv
+    mode: unique
+{scoped}
+setup:
+  - name: warmup
+    threads: 1
+    loops: 2
+    steps:
+      - name: warm
+        request: {{ url: /ok, query: {{ who: warmup }} }}
+thread_groups:
+  - name: buyers
+    threads: 2
+    loops: 20
+    steps:
+      - if: "{{{{ iteration > 0 }}}}"
+        steps:
+          - name: buy
+            request: {{ url: /ok, query: {{ who: buyers, phone: "{{{{ recipients.phone }}}}" }} }}
+  - name: health
+    threads: 1
+    loops: 5
+    steps:
+      - name: health
+        request: {{ url: /ok, query: {{ who: health }} }}
+"#
+    )
+}
+
+fn ten_rows() -> String {
+    let rows: String = (0..10).map(|i| format!("+20{i:02},n{i}\n")).collect();
+    format!("phone,name\n{rows}")
+}
+
+#[test]
+fn only_the_groups_whose_steps_read_a_set_take_its_rows() {
+    for scoped in ["", "    groups: [buyers]"] {
+        let server = Server::start();
+        let dir = TempDir::new("data-groups-read");
+        dir.write("recipients.csv", ten_rows());
+        let plan = dir.write("plan.yaml", groups_plan(&server.url(), scoped));
+
+        let (out, jtl) = run_ok(&dir, &plan, &[]);
+
+        let received = server.requests();
+        assert_eq!(jtl.rows.len(), received.len(), "{}", describe(&out));
+        let who = |w: &str| received.iter().filter(|r| r.query()["who"] == w).collect::<Vec<_>>();
+        let mut phones: Vec<String> = who("buyers").iter().map(|r| r.query()["phone"].clone()).collect();
+        phones.sort();
+        let all: Vec<String> = (0..10).map(|i| format!("+20{i:02}")).collect();
+        assert_eq!(phones, all, "the buyers get every row, once ({scoped:?}):\n{}", describe(&out));
+        assert_eq!(who("warmup").len(), 2, "the setup group runs its loops");
+        assert_eq!(who("health").len(), 5, "the health group runs every loop: it takes no row");
+    }
+}
+
+#[test]
+fn validate_says_which_groups_read_each_set() {
+    let dir = TempDir::new("data-groups-validate");
+    dir.write("recipients.csv", ten_rows());
+    dir.write("spare.csv", FOUR_ROWS);
+    let text = groups_plan("http://127.0.0.1:1", "  spare:\n    file: spare.csv");
+    let plan = dir.write("plan.yaml", text);
+
+    let out = planrun(dir.path(), ["validate".as_ref(), plan.as_os_str()]);
+
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = common::stdout(&out);
+    assert!(text.contains("\n  data set `recipients`: 10 row(s), unique; read by group buyers\n"), "{text}");
+    assert!(
+        text.contains("\n  data set `spare`: 4 row(s), sequential; read by no group (no step reads it)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_set_scoped_to_groups_refuses_another_group_that_reads_it() {
+    let server = Server::start();
+    let dir = TempDir::new("data-groups-scoped");
+    dir.write("recipients.csv", ten_rows());
+    let text = groups_plan(&server.url(), "    groups: [buyers, heath]")
+        .replace("query: { who: health }", "query: { who: health, phone: \"{{ recipients.phone }}\" }");
+    let plan = dir.write("plan.yaml", text);
+
+    let out = planrun(dir.path(), ["run".as_ref(), plan.as_os_str(), "-o".as_ref(), dir.join("out.jtl").as_os_str()]);
+
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains("error: data set `recipients` names group `heath`, which the plan does not have"), "{err}");
+    assert!(err.contains("did you mean `health`?"), "{err}");
+    assert!(
+        err.contains("error: group `health` reads data set `recipients`, which is for buyers, heath only"),
+        "{err}"
+    );
+    assert!(err.contains("plan.yaml:31:63"), "points at the read, in the health group's step:\n{err}");
+    assert_eq!(server.count(), 0, "nothing was sent");
+}

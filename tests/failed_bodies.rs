@@ -131,3 +131,84 @@ fn a_bodies_directory_that_cannot_be_made_stops_the_run_before_it_sends() {
     assert!(common::stderr(&out).contains("taken/bodies"), "{}", describe(&out));
     assert_eq!(server.count(), 0);
 }
+
+#[test]
+fn bodies_past_the_cap_are_counted_not_kept() {
+    let server = Server::start();
+    let dir = TempDir::new("failed_bodies_cap");
+    // 2 users x 2 loops x 2 failed steps: 8 failed samples, 3 bodies kept.
+    let plan = dir.write("plan.yaml", plan(&server.url()));
+    let args =
+        ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--failed-bodies", "bodies", "--failed-bodies-max", "3"];
+    let out = planrun(dir.path(), args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let jtl = read_jtl(&dir.join("out.jtl"));
+    assert_eq!(server.count(), 12);
+    assert_eq!(jtl.rows.len(), 12);
+    assert_eq!(jtl.rows.iter().filter(|r| r["success"] == "false").count(), 8);
+    let files = std::fs::read_dir(dir.join("bodies")).unwrap().count();
+    assert_eq!(files, 3, "the first 3 bodies");
+    let err = common::stderr(&out);
+    let said =
+        "planrun: --failed-bodies: 5 more failed responses' bodies not kept: past the first 3 (--failed-bodies-max)\n";
+    assert!(err.contains(said), "{err}");
+}
+
+#[test]
+fn failed_samples_name_the_data_rows_they_used() {
+    let server = Server::start();
+    let dir = TempDir::new("failed_bodies_rows");
+    dir.write("recipients.csv", "phone,name\n3001,Ann\n3002,Bob\n3003,Cid\n3004,Dee\n");
+    let text = format!(
+        r#"name: rows
+defaults:
+  base_url: "{}"
+  cookies: false
+data:
+  recipients:
+    file: recipients.csv
+thread_groups:
+  - name: g
+    threads: 2
+    loops: 3
+    steps:
+      - name: echo
+        request:
+          url: /echo-cookie
+          headers: {{ Cookie: "p={{{{ recipients.phone }}}}" }}
+        assert: [ {{ body_contains: nothing }} ]
+"#,
+        server.url()
+    );
+    let plan = dir.write("plan.yaml", text);
+    let args = ["run", plan.to_str().unwrap(), "-o", "out.jtl", "--failed-bodies", "bodies", "--http-debug", "--quiet"];
+    let out = planrun(dir.path(), args);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(server.count(), 6);
+    assert_eq!(read_jtl(&dir.join("out.jtl")).rows.len(), 6);
+
+    // Six rows from one cursor over four: rows 1 to 4, then 1 and 2 again.
+    let mut rows = Vec::new();
+    for entry in std::fs::read_dir(dir.join("bodies")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let row: u64 = name
+            .strip_suffix(".body")
+            .and_then(|n| n.rsplit_once("-recipients."))
+            .and_then(|(_, r)| r.parse().ok())
+            .unwrap_or_else(|| panic!("{name} names the set and the row"));
+        let body = std::fs::read_to_string(dir.join("bodies").join(&name)).unwrap();
+        assert_eq!(body, format!("p=300{row}"), "{name} holds the body of row {row}");
+        rows.push(row);
+    }
+    rows.sort();
+    assert_eq!(rows, [1, 1, 2, 2, 3, 4]);
+
+    let err = common::stderr(&out);
+    let shown: Vec<&str> = err.split("--- http-debug: ").skip(1).collect();
+    assert_eq!(shown.len(), 6, "{err}");
+    for text in shown {
+        let row = text.split("\nData: recipients row ").nth(1).and_then(|r| r.split('\n').next());
+        let row = row.unwrap_or_else(|| panic!("the exchange names its data row: {text}"));
+        assert!(text.contains(&format!("\nCookie: p=300{row}\n")), "row {row}: {text}");
+    }
+}

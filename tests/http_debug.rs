@@ -147,3 +147,51 @@ fn the_jtl_on_stdout_holds_no_exchange() {
     assert!(!text.contains("http-debug") && !text.contains("Request:") && !text.contains("status 503"), "{text}");
     assert_eq!(exchanges(&stderr(&out)).len(), 2);
 }
+
+/// A 500 whose reason phrase and header value hold C1 controls in UTF-8 (U+009B, an 8-bit CSI, and U+0085),
+/// and a raw 0x9B byte (shown as U+FFFD).
+const C1_RESPONSE: &[u8] =
+    b"HTTP/1.1 500 Oops\xC2\x9B2J\r\nX-Evil: a\xC2\x9B31mred\xC2\x85\r\nX-Raw: b\x9Bc\r\nContent-Length: 2\r\n\r\nno";
+
+#[test]
+fn control_characters_in_heads_are_escaped() {
+    let server = common::RawServer::start(C1_RESPONSE, u64::MAX);
+    let dir = TempDir::new("http_debug_c1");
+    let steps = "      - name: evil\n        request: { url: /x }\n";
+    let (out, jtl) = run(&dir, &plan(&server.url(), 1, 3, steps), &["--http-debug", "--quiet"]);
+    assert_eq!(server.requests(), 3);
+    assert_eq!(jtl.rows.len(), 3);
+    let shown = exchanges(&stderr(&out));
+    assert_eq!(shown.len(), 3, "{}", stderr(&out));
+    for text in &shown {
+        assert!(text.contains("\nX-Evil: a\\u{9b}31mred\\u{85}\n"), "the header value: {text}");
+    }
+    for c1 in 0x80..=0x9Fu32 {
+        let raw = char::from_u32(c1).unwrap().to_string();
+        assert!(!out.stderr.windows(2).any(|w| w == raw.as_bytes()), "U+{c1:04X} raw on stderr:\n{}", stderr(&out));
+    }
+    assert!(!out.stderr.contains(&0x1B), "no ESC either");
+}
+
+#[test]
+fn failed_samples_past_the_cap_are_counted_not_printed() {
+    let server = Server::start();
+    let steps = "      - name: fail\n        request: { url: /status/500 }\n";
+    for (loops, extra, shown, left_out, max) in
+        [(12, &["--http-debug-max", "5"][..], 5, 7, 5), (103, &[][..], 100, 3, 100)]
+    {
+        let dir = TempDir::new("http_debug_cap");
+        let before = server.count();
+        let mut args = vec!["--http-debug", "--quiet"];
+        args.extend(extra);
+        let (out, jtl) = run(&dir, &plan(&server.url(), 1, loops, steps), &args);
+        assert_eq!(server.count() - before, loops as usize);
+        assert_eq!(jtl.rows.len(), loops as usize);
+        let err = stderr(&out);
+        assert_eq!(exchanges(&err).len(), shown, "{err}");
+        let said = format!(
+            "planrun: --http-debug: {left_out} more failed sample(s) not printed: past the first {max} (--http-debug-max)\n"
+        );
+        assert!(err.contains(&said), "{err}");
+    }
+}

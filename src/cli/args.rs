@@ -121,6 +121,13 @@ pub(crate) struct ExtrasArgs {
     /// Add each failed response's body (64 KiB, secrets masked) to its JSON line (with --json).
     #[arg(long, requires = "json")]
     pub json_failed_bodies: bool,
+    /// Print at most N failed samples with --http-debug (the first N; the others are counted).
+    #[arg(long, value_name = "N", default_value_t = crate::run::DEBUG_MAX)]
+    pub http_debug_max: u64,
+    /// Keep at most N failed responses' bodies for --failed-bodies and --json-failed-bodies (the first N; the
+    /// others are counted).
+    #[arg(long, value_name = "N", default_value_t = crate::run::BODIES_MAX)]
+    pub failed_bodies_max: u64,
 }
 
 impl ExtrasArgs {
@@ -128,12 +135,14 @@ impl ExtrasArgs {
     pub fn options(&self) -> crate::run::RunOptions {
         let first = self.http_debug_first.unwrap_or(0);
         let http_debug = (self.http_debug.is_some() || first > 0).then(|| {
-            crate::run::HttpDebug::new(self.http_debug.as_deref() == Some("full"), self.http_debug.is_some(), first)
+            let full = self.http_debug.as_deref() == Some("full");
+            crate::run::HttpDebug::new(full, self.http_debug.is_some(), first, self.http_debug_max)
         });
         crate::run::RunOptions {
             sub_results: self.sub_results,
             http_debug,
             failed_bodies: self.failed_bodies.is_some() || self.json_failed_bodies,
+            bodies_cap: std::sync::Arc::new(crate::run::Cap::new(self.failed_bodies_max)),
             ..Default::default()
         }
     }

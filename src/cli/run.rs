@@ -8,7 +8,7 @@ use tokio::sync::watch;
 use super::args::{ExtrasArgs, RunArgs};
 use super::exit::StopCode;
 use super::guard::Guard;
-use super::http_debug::DebugPrinter;
+use super::http_debug::{DebugPrinter, LeftOut};
 use super::placement::Placement;
 use super::print::{errln, outln};
 use super::progress::Progress;
@@ -150,6 +150,8 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     if let Some(progress) = progress {
         sinks.observers.push(Box::new(progress));
     }
+    // After the progress line, which it clears first.
+    sinks.observers.push(Box::new(LeftOut::of(&options, a.extras.failed_bodies.is_some())));
     let result = crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await?;
     if let Some(stub) = ready.stub {
         stub.shutdown().await;

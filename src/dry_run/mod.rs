@@ -79,7 +79,7 @@ impl<'g> FirstUser<'g> {
         let scope = user_scope(graph, group, 1);
         let masks = user_masks(graph, &scope);
         let book = Arc::new(Placeholders::default());
-        let _ = data.advance(&mut data.user(), &scope);
+        let _ = data.advance(&mut data.user(group), &scope);
         // A variable of the same name holds the value until the capture: it is shown as it is.
         for name in captured.iter().filter(|n| scope.var(n).is_none()) {
             scope.set_var(name.clone(), book.value(name.to_string(), CAPTURED));

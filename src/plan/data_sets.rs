@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::decode::Ctx;
-use super::model::{DataMode, DataScope, DataSet, OnEof};
+use super::model::{DataMode, DataScope, DataSet, OnEof, ThreadGroup};
 use super::node::{Node, Value};
 use super::vocab;
 use crate::data_set::{self, Scan, ScanError};
@@ -67,6 +67,8 @@ fn placeholder(name: &str) -> DataSet {
         len: 0,
         first_row: 0,
         starts: None,
+        groups: Vec::new(),
+        read_by: Vec::new(),
     }
 }
 
@@ -103,6 +105,7 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
     let mode = f.get("mode").map_or(Some(DataMode::Sequential), |m| choice(cx, m, "mode", vocab::MODES, MODES));
     let scope = f.get("scope").map_or(Some(DataScope::Shared), |s| choice(cx, s, "scope", vocab::SCOPES, SCOPES));
     let on_eof = f.get("on_eof").map(|e| choice(cx, e, "on_eof", vocab::ON_EOF, ON_EOF));
+    let groups = f.get("groups").map_or(Some(Vec::new()), |g| group_names(cx, g));
     // The file is checked whatever the other keys hold, so one pass reports the problems of both.
     let columns = columns.map_or(Some(None), |c| c.map(Some));
     let scanned = match (file_node, &written, delimiter, &columns) {
@@ -113,7 +116,7 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
         }
         _ => None,
     };
-    let (mode, scope) = (mode?, scope?);
+    let (mode, scope, groups) = (mode?, scope?, groups?);
     let on_eof = match on_eof {
         Some(e) => e?,
         None if mode == DataMode::Unique => OnEof::StopThread,
@@ -143,6 +146,9 @@ fn data_set(cx: &mut Ctx, name: &str, node: &Node) -> Option<DataSet> {
         len: scan.len,
         first_row: scan.first_row,
         starts: scan.starts,
+        groups: groups.into_iter().map(|(name, _)| name).collect(),
+        // Known once the groups are read: see `readers`.
+        read_by: Vec::new(),
     })
 }
 
@@ -254,6 +260,101 @@ fn columns(cx: &mut Ctx, node: &Node) -> Option<Vec<(Arc<str>, Span)>> {
         out.push((Arc::from(name.as_str()), item.span));
     }
     ok.then_some(out)
+}
+
+/// `groups:`: a list of distinct thread group names, each with where it is written (checked against the
+/// groups once they are read, in [`readers`]).
+fn group_names(cx: &mut Ctx, node: &Node) -> Option<Vec<(Arc<str>, Span)>> {
+    let Value::Seq(items) = &node.value else {
+        cx.type_error(node, "groups: a list of thread group names, e.g. [buyers]");
+        return None;
+    };
+    if items.is_empty() {
+        cx.error(
+            Diagnostic::new(node.span, "groups: the list is empty")
+                .hint("name the groups that read the set, or remove `groups` to let any group read it"),
+        );
+        return None;
+    }
+    let mut out: Vec<(Arc<str>, Span)> = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(name) = cx.string(item, "group name") else {
+            ok = false;
+            continue;
+        };
+        if out.iter().any(|(n, _)| **n == *name) {
+            cx.error(Diagnostic::new(item.span, format!("group `{name}` is named twice")));
+            ok = false;
+        }
+        out.push((Arc::from(name.as_str()), item.span));
+    }
+    ok.then_some(out)
+}
+
+/// Which groups read each set, decided from the names their steps' templates read (`cx.group_reads`, one
+/// map a group, in the order of `groups`): a group reads a set when a template of one of its steps names it,
+/// whether or not that step runs in a given iteration. Checks `groups:` too: every name it lists is a group's,
+/// and a group it does not list does not read the set.
+pub fn readers(cx: &mut Ctx, node: &Node, sets: &mut [DataSet], groups: &[ThreadGroup]) {
+    let reads = std::mem::take(&mut cx.group_reads);
+    if reads.len() != groups.len() {
+        return;
+    }
+    for set in sets.iter_mut() {
+        set.read_by = reads.iter().enumerate().filter(|(_, r)| r.contains_key(&*set.name)).map(|(i, _)| i).collect();
+        if set.groups.is_empty() {
+            continue;
+        }
+        let written = node
+            .as_map()
+            .and_then(|m| m.iter().find(|(k, _)| *k.name == *set.name))
+            .and_then(|(_, v)| v.as_map()?.iter().find(|(k, _)| k.name == "groups").map(|(_, g)| g));
+        let spans: Vec<Span> = match written.map(|g| &g.value) {
+            Some(Value::Seq(items)) => items.iter().map(|i| i.span).collect(),
+            _ => Vec::new(),
+        };
+        for (i, name) in set.groups.iter().enumerate() {
+            if groups.iter().any(|g| g.name == *name) {
+                continue;
+            }
+            let span = spans.get(i).copied().or(written.map(|g| g.span)).unwrap_or_default();
+            let hint = match did_you_mean(name, groups.iter().map(|g| &*g.name)) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => {
+                    let all: Vec<&str> = groups.iter().map(|g| &*g.name).collect();
+                    format!("the plan's groups: {}", all.join(", "))
+                }
+            };
+            cx.error(
+                Diagnostic::new(
+                    span,
+                    format!("data set `{}` names group `{name}`, which the plan does not have", set.name),
+                )
+                .hint(hint),
+            );
+        }
+        for &g in &set.read_by {
+            let group = &groups[g];
+            if set.groups.contains(&group.name) {
+                continue;
+            }
+            let listed: Vec<&str> = set.groups.iter().map(|n| &**n).collect();
+            let at = reads[g].get(&*set.name).copied().unwrap_or_default();
+            cx.error(
+                Diagnostic::new(
+                    at,
+                    format!(
+                        "group `{}` reads data set `{}`, which is for {} only",
+                        group.name,
+                        set.name,
+                        listed.join(", ")
+                    ),
+                )
+                .hint(format!("add `{}` to the set's `groups:`, or read another set in this group", group.name)),
+            );
+        }
+    }
 }
 
 /// Scans the file once (header, row count, field counts, UTF-8, and with `random` every row's offset);

@@ -28,6 +28,11 @@ pub struct Ctx<'s> {
     pub columns: std::collections::HashMap<String, Vec<Arc<str>>>,
     /// How many `once` blocks have been read: the last one's id.
     pub once_blocks: usize,
+    /// The names the templates read so far, each with where it is first read (a thread group's steps start
+    /// with none).
+    pub reads: std::collections::HashMap<String, Span>,
+    /// The names each thread group's steps read, in the order the groups were read (see `reads`).
+    pub group_reads: Vec<std::collections::HashMap<String, Span>>,
 }
 
 /// The entries of a mapping, already checked against the keys allowed there.
@@ -306,7 +311,13 @@ impl<'s> Ctx<'s> {
                 let mut used: Vec<String> = used.into_iter().collect();
                 used.sort();
                 for name in used {
-                    if !names.contains(&name) {
+                    if names.contains(&name) {
+                        if !self.reads.contains_key(&name) {
+                            let at = text.find(name.as_str()).unwrap_or(0);
+                            let span = self.span_in(node, text, at).with_len(name.chars().count() as u32);
+                            self.reads.insert(name, span);
+                        }
+                    } else {
                         ok = false;
                         let hint = self.unknown_name_hint(&name, names);
                         let at = text.find(name.as_str()).unwrap_or(0);

@@ -550,6 +550,10 @@ pub struct DataSet {
     pub first_row: u64,
     /// The byte offset of every data row, for a random set's draws (`None` for the other modes).
     pub starts: Option<Arc<[u64]>>,
+    /// The groups its `groups:` names, the only ones that may read it; empty when it names none.
+    pub groups: Vec<Arc<str>>,
+    /// The indexes in `groups` of the plan's groups whose steps read the set: only their users take its rows.
+    pub read_by: Vec<usize>,
 }
 
 /// Which row comes next.

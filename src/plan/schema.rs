@@ -139,6 +139,12 @@ fn own_shape(s: Shape) -> Value {
             "uniqueItems": true,
             "items": { "type": ["string", "number", "boolean"], "pattern": r"\S" }
         }),
+        Shape::GroupNames => json!({
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": true,
+            "items": { "type": ["string", "number", "boolean"] }
+        }),
         Shape::List => json!({ "type": "string", "pattern": r"^\s*\{\{(?:[^{]|\{[^{])*\}\}\s*$" }),
         Shape::Check => json!({ "type": "string", "pattern": threshold_pattern() }),
         Shape::Url => json!({ "type": "string" }),

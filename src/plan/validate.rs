@@ -54,6 +54,8 @@ pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan
         load_scope: Scope::load_time(shared, seed),
         columns: Default::default(),
         once_blocks: 0,
+        reads: Default::default(),
+        group_reads: Vec::new(),
     };
     super::duplicates::check(root, &mut cx.diags);
     let Some(f) = cx.object(root, &vocab::PLAN) else {
@@ -121,6 +123,10 @@ pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan
     if let (Some(thresholds), Some(groups)) = (&thresholds, &groups) {
         thresholds_on_known_labels(&mut cx, thresholds, groups);
     }
+    let mut data = data;
+    if let (Some(node), Some(sets), Some(groups)) = (f.get("data"), data.as_mut(), &groups) {
+        super::data_sets::readers(&mut cx, node, sets, groups);
+    }
     if let (Some(variables), Some(groups)) = (&variables, &groups) {
         super::secret::check_variables(&mut cx, variables, &secret_variables, &shared, seed, groups);
     }
@@ -168,6 +174,8 @@ pub(super) fn stub_text(
         load_scope: Scope::load_time(Arc::new(Shared::default()), seed),
         columns: Default::default(),
         once_blocks: 0,
+        reads: Default::default(),
+        group_reads: Vec::new(),
     };
     let opts = PlanOptions { overrides: overrides.to_vec(), ..PlanOptions::default() };
     let properties = root.as_map().and_then(|m| m.iter().find(|(k, _)| k.name == "properties")).map(|(_, v)| v);
@@ -412,7 +420,10 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, p
     let loops = f.get("loops").map(|l| cx.count(l, "loops", bounds::LOOPS));
     let duration = f.get("duration").map(|d| cx.duration(d, "duration"));
     let think_time = f.get("think_time").map(|t| think(cx, t)).unwrap_or(Some(Think::None));
+    let outside = std::mem::take(&mut cx.reads);
     let steps = cx.require(&f, "steps").and_then(|s| steps(cx, s, defaults, names));
+    let reads = std::mem::replace(&mut cx.reads, outside);
+    cx.group_reads.push(reads);
     let (load, threads, stages_time) = shape?;
     let bounded = duration.is_some() || stages_time.is_some();
     let loops = match (loops, bounded) {

@@ -118,6 +118,8 @@ pub enum Shape {
     Delimiter,
     /// A list of column names.
     Columns,
+    /// A list of thread group names.
+    GroupNames,
     /// One `{{ expression }}` whose value is a list.
     List,
     /// A threshold's check, `METRIC OP VALUE`.
@@ -152,6 +154,7 @@ impl Shape {
             Shape::MatchNo => "whole number from -1",
             Shape::Delimiter => "one character",
             Shape::Columns => "list of names",
+            Shape::GroupNames => "list of group names",
             Shape::List => "one {{ expression }}",
             Shape::Check => "METRIC OP VALUE",
             Shape::Url => "URL",

@@ -1,5 +1,7 @@
 //! CSV data sets at run time: at the start of each iteration a virtual user takes the next row of every data
-//! set, read in templates as `{{ recipients.phone }}`.
+//! set its group reads (a set whose name a template of the group's steps reads, decided when the plan is
+//! loaded), read in templates as `{{ recipients.phone }}`. A group that never reads a set takes none of its
+//! rows, so a `unique` set's rows all go to the groups that use them.
 //!
 //! Rows are never loaded whole, so a data file may be larger than memory. Each set has one open file, shared
 //! by every user and read with positional reads (`pread`: no lock, no shared file offset). Rows are parsed by
@@ -56,8 +58,13 @@ pub struct DataSources {
 /// One virtual user's readers of its `per_thread` and `random` sets (created when first needed).
 #[derive(Debug)]
 pub struct UserCursors {
+    /// The index of the user's group in the plan's groups: it takes rows only of the sets the group reads.
+    group: usize,
     /// One slot per set, in the order of the sets; shared sets leave theirs empty.
     own: Vec<Option<Stream>>,
+    /// One slot per set: the number of the row the current iteration took (1 is the file's first data
+    /// row), 0 when it took none.
+    rows: Vec<u64>,
     /// The row being read, reused.
     record: csv::StringRecord,
 }
@@ -108,6 +115,8 @@ struct Source {
     order: Order,
     /// Which of a shared reader's rows are this process's.
     deal: Turns,
+    /// The indexes of the groups whose users take its rows.
+    read_by: Vec<usize>,
 }
 
 /// Who reads a set.
@@ -128,6 +137,8 @@ struct Stream {
     ended: bool,
     /// Rows read so far, the segment's and the others' (a shared reader deals by this count).
     taken: u64,
+    /// The number of the row read last, from 1 at the file's first data row (again after recycling).
+    row: u64,
 }
 
 impl DataSources {
@@ -147,13 +158,30 @@ impl DataSources {
         self.sets.is_empty()
     }
 
-    /// A new virtual user's cursors. Nothing is allocated or read until its first [`advance`](Self::advance).
-    pub fn user(&self) -> UserCursors {
-        UserCursors { own: self.sets.iter().map(|_| None).collect(), record: csv::StringRecord::new() }
+    /// A new virtual user's cursors, for a user of the group at index `group` of the plan's groups. Nothing
+    /// is allocated or read until its first [`advance`](Self::advance).
+    pub fn user(&self, group: usize) -> UserCursors {
+        UserCursors {
+            group,
+            own: self.sets.iter().map(|_| None).collect(),
+            rows: vec![0; self.sets.len()],
+            record: csv::StringRecord::new(),
+        }
     }
 
-    /// At the start of each iteration: puts the next row of every data set into `scope` as a map variable
-    /// named after the set (`{{ recipients.phone }}`; values are strings). Random sets draw with the scope's
+    /// The rows the user's current iteration took: each set's name and the row's number (1 is the file's
+    /// first data row).
+    pub fn rows(&self, cursors: &UserCursors) -> Vec<(Arc<str>, u64)> {
+        self.sets
+            .iter()
+            .zip(&cursors.rows)
+            .filter(|(_, row)| **row > 0)
+            .map(|(s, row)| (s.name.clone(), *row))
+            .collect()
+    }
+
+    /// At the start of each iteration: puts the next row of every data set the user's group reads into
+    /// `scope` as a map variable named after the set (`{{ recipients.phone }}`; values are strings). Random sets draw with the scope's
     /// generator, so a seeded run picks the same rows for the same user. Returns `Err(EndOfData)` when a set
     /// whose `on_eof` is `stop_thread` or `stop_run` has no row left for this user: the iteration must not run.
     /// Rows already taken from the sets before it in this call are not handed back.
@@ -161,8 +189,12 @@ impl DataSources {
     /// A read that fails (the file was truncated or removed during the run) ends the run: `StopRun`, with the
     /// reason kept for [`failure`](Self::failure).
     pub fn advance(&self, cursors: &mut UserCursors, scope: &Scope) -> Result<(), EndOfData> {
-        let UserCursors { own, record } = cursors;
-        for (set, slot) in self.sets.iter().zip(own.iter_mut()) {
+        let UserCursors { group, own, rows, record } = cursors;
+        for ((set, slot), row) in self.sets.iter().zip(own.iter_mut()).zip(rows.iter_mut()) {
+            *row = 0;
+            if !set.read_by.contains(group) {
+                continue;
+            }
             let got = match &set.order {
                 Order::Shared(stream) => set.dealt_row(&mut lock(stream), record),
                 Order::PerThread => {
@@ -175,8 +207,11 @@ impl DataSources {
                 }
             };
             match got {
-                Ok(true) => scope.set_var(set.name.clone(), Row::value(&set.columns, record)),
-                Ok(false) => return Err(EndOfData { set: set.name.clone(), on_eof: set.on_eof }),
+                Ok(Some(n)) => {
+                    *row = n;
+                    scope.set_var(set.name.clone(), Row::value(&set.columns, record));
+                }
+                Ok(None) => return Err(EndOfData { set: set.name.clone(), on_eof: set.on_eof }),
                 Err(e) => {
                     let mut failure = lock(&self.failure);
                     failure.get_or_insert_with(|| format!("cannot read data file {}: {e}", set.path.display()));
@@ -215,6 +250,7 @@ impl Source {
             on_eof,
             order: Order::PerThread,
             deal,
+            read_by: set.read_by.clone(),
         };
         source.order = match (set.mode, set.scope) {
             (DataMode::Random, _) => Order::Random(set.starts.clone().unwrap_or_default()),
@@ -229,58 +265,60 @@ impl Source {
     /// A reader of the set's rows from byte `at` of the file.
     fn stream(&self, at: u64, buffer: usize) -> Stream {
         let at = At { file: self.file.clone(), pos: at, len: self.len };
-        Stream { reader: rows_reader(at, self.delimiter, buffer), ended: false, taken: 0 }
+        Stream { reader: rows_reader(at, self.delimiter, buffer), ended: false, taken: 0, row: 0 }
     }
 
-    /// Reads the segment's next row of a shared reader into `record`; false at the end.
-    fn dealt_row(&self, stream: &mut Stream, record: &mut csv::StringRecord) -> io::Result<bool> {
+    /// Reads the segment's next row of a shared reader into `record`: its number, `None` at the end.
+    fn dealt_row(&self, stream: &mut Stream, record: &mut csv::StringRecord) -> io::Result<Option<u64>> {
         loop {
-            if !self.next_row(stream, record)? {
-                return Ok(false);
-            }
+            let Some(row) = self.next_row(stream, record)? else {
+                return Ok(None);
+            };
             let k = stream.taken;
             stream.taken += 1;
             if self.deal.owns(k) {
-                return Ok(true);
+                return Ok(Some(row));
             }
         }
     }
 
-    /// Reads the next row into `record`, going back to the first row at the end when the set recycles;
-    /// false at the end.
-    fn next_row(&self, stream: &mut Stream, record: &mut csv::StringRecord) -> io::Result<bool> {
+    /// Reads the next row into `record`, going back to the first row at the end when the set recycles: its
+    /// number, `None` at the end.
+    fn next_row(&self, stream: &mut Stream, record: &mut csv::StringRecord) -> io::Result<Option<u64>> {
         if stream.ended {
-            return Ok(false);
+            return Ok(None);
         }
         if read_row(&mut stream.reader, record)? {
-            return Ok(true);
+            stream.row += 1;
+            return Ok(Some(stream.row));
         }
         if self.on_eof != OnEof::Recycle {
             stream.ended = true;
-            return Ok(false);
+            return Ok(None);
         }
         stream.reader.seek(position(self.first_row))?;
         if read_row(&mut stream.reader, record)? {
-            return Ok(true);
+            stream.row = 1;
+            return Ok(Some(1));
         }
         Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file has no rows left"))
     }
 
-    /// Reads a row drawn uniformly with the user's generator into `record`.
+    /// Reads a row drawn uniformly with the user's generator into `record`: its number.
     fn random_row(
         &self,
         starts: &[u64],
         scope: &Scope,
         stream: &mut Stream,
         record: &mut csv::StringRecord,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Option<u64>> {
         if starts.is_empty() {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file has no rows"));
         }
         let k = scope.with_rng(|rng| rng.random_range(0..starts.len()));
         stream.reader.seek(position(starts[k]))?;
         if read_row(&mut stream.reader, record)? {
-            return Ok(true);
+            return Ok(Some(k as u64 + 1));
         }
         Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file is shorter than when the run started"))
     }
@@ -421,6 +459,8 @@ mod tests {
             len: 0,
             first_row: 0,
             starts: None,
+            groups: Vec::new(),
+            read_by: vec![0],
         })
     }
 
@@ -456,6 +496,53 @@ mod tests {
     const FOUR: &str = "phone,name\n1,a\n2,b\n3,c\n4,d\n";
 
     #[test]
+    fn rows_are_numbered_from_the_first_data_row_and_again_after_recycling() {
+        let dir = Dir::new("numbered");
+        let file = dir.write("r.csv", FOUR);
+        for sharing in [DataScope::Shared, DataScope::PerThread] {
+            let data =
+                DataSources::open(&[set(&file, &["phone", "name"], DataMode::Sequential, sharing, OnEof::Recycle)])
+                    .expect("opens");
+            let (mut c, s) = (data.user(0), scope(1, 1));
+            for want in [1, 2, 3, 4, 1, 2] {
+                data.advance(&mut c, &s).expect("a row");
+                let phone = get(&s, "recipients", "phone");
+                assert_eq!(data.rows(&c), [(Arc::from("recipients"), want)], "{sharing:?}");
+                assert_eq!(phone, want.to_string(), "row {want} holds phone {want}");
+            }
+        }
+        let data =
+            DataSources::open(&[set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle)])
+                .expect("opens");
+        let (mut c, s) = (data.user(0), scope(3, 1));
+        for _ in 0..20 {
+            data.advance(&mut c, &s).expect("a row");
+            let phone: u64 = get(&s, "recipients", "phone").parse().expect("a number");
+            assert_eq!(data.rows(&c), [(Arc::from("recipients"), phone)], "a drawn row's number");
+        }
+    }
+
+    #[test]
+    fn a_user_takes_rows_only_of_the_sets_its_group_reads() {
+        let dir = Dir::new("readers");
+        let file = dir.write("r.csv", FOUR);
+        let mut unique = set(&file, &["phone", "name"], DataMode::Unique, DataScope::Shared, OnEof::StopThread);
+        unique.read_by = vec![1];
+        let data = DataSources::open(&[unique]).expect("opens");
+        let (mut health, sh) = (data.user(0), scope(1, 1));
+        for _ in 0..10 {
+            assert_eq!(data.advance(&mut health, &sh), Ok(()), "a group that does not read the set never ends on it");
+            assert!(sh.var("recipients").is_none() && data.rows(&health).is_empty());
+        }
+        let (mut buyer, sb) = (data.user(1), scope(1, 2));
+        assert_eq!(
+            phones(&data, &mut buyer, &sb, 4),
+            ["1", "2", "3", "4"],
+            "every row goes to the group that reads it"
+        );
+    }
+
+    #[test]
     fn shared_sequential_goes_in_order_and_recycles() {
         let dir = Dir::new("recycle");
         let file = dir.write("r.csv", FOUR);
@@ -468,7 +555,7 @@ mod tests {
         )])
         .expect("opens");
         assert!(!data.is_empty());
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &s, 9), ["1", "2", "3", "4", "1", "2", "3", "4", "1"]);
         assert_eq!(get(&s, "recipients", "name"), "a");
     }
@@ -481,7 +568,7 @@ mod tests {
             let recycle = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::Shared, on_eof);
             let turns = Turns::new(crate::segment::Segment::new(i, 3).unwrap(), 3);
             let data = DataSources::open_segment(&[recycle], turns).expect("opens");
-            let (mut c, s) = (data.user(), scope(1, 1));
+            let (mut c, s) = (data.user(0), scope(1, 1));
             let mut got = Vec::new();
             while got.len() < n && data.advance(&mut c, &s).is_ok() {
                 got.push(get(&s, "recipients", "phone"));
@@ -510,8 +597,8 @@ mod tests {
             OnEof::Recycle,
         )])
         .expect("opens");
-        let (mut a, sa) = (data.user(), scope(1, 1));
-        let (mut b, sb) = (data.user(), scope(1, 2));
+        let (mut a, sa) = (data.user(0), scope(1, 1));
+        let (mut b, sb) = (data.user(0), scope(1, 2));
         let mut seen = Vec::new();
         for _ in 0..3 {
             seen.extend(phones(&data, &mut a, &sa, 1));
@@ -532,8 +619,8 @@ mod tests {
             OnEof::Recycle,
         )])
         .expect("opens");
-        let (mut a, sa) = (data.user(), scope(1, 1));
-        let (mut b, sb) = (data.user(), scope(1, 2));
+        let (mut a, sa) = (data.user(0), scope(1, 1));
+        let (mut b, sb) = (data.user(0), scope(1, 2));
         assert_eq!(phones(&data, &mut a, &sa, 2), ["1", "2"]);
         assert_eq!(phones(&data, &mut b, &sb, 5), ["1", "2", "3", "4", "1"]);
         assert_eq!(phones(&data, &mut a, &sa, 3), ["3", "4", "1"]);
@@ -548,7 +635,7 @@ mod tests {
             let data =
                 DataSources::open(&[set(&file, &["phone", "name"], DataMode::Unique, DataScope::Shared, on_eof)])
                     .expect("opens");
-            let mut users: Vec<_> = (1..=3).map(|vu| (data.user(), scope(1, vu))).collect();
+            let mut users: Vec<_> = (1..=3).map(|vu| (data.user(0), scope(1, vu))).collect();
             let mut got = Vec::new();
             let mut ends = 0;
             for _ in 0..3 {
@@ -582,18 +669,18 @@ mod tests {
             OnEof::StopRun,
         )])
         .expect("opens");
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &s, 4), ["1", "2", "3", "4"]);
         assert_eq!(data.advance(&mut c, &s), Err(end(OnEof::StopRun)));
-        assert_eq!(data.advance(&mut data.user(), &scope(1, 2)), Err(end(OnEof::StopRun)), "the cursor is shared");
+        assert_eq!(data.advance(&mut data.user(0), &scope(1, 2)), Err(end(OnEof::StopRun)), "the cursor is shared");
 
         let per_thread = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::PerThread, OnEof::StopThread);
         let data = DataSources::open(&[per_thread]).expect("opens");
-        let (mut a, sa) = (data.user(), scope(1, 1));
+        let (mut a, sa) = (data.user(0), scope(1, 1));
         assert_eq!(phones(&data, &mut a, &sa, 4), ["1", "2", "3", "4"]);
         assert_eq!(data.advance(&mut a, &sa), Err(end(OnEof::StopThread)));
         assert_eq!(data.advance(&mut a, &sa), Err(end(OnEof::StopThread)), "and stays ended");
-        let (mut b, sb) = (data.user(), scope(1, 2));
+        let (mut b, sb) = (data.user(0), scope(1, 2));
         assert_eq!(phones(&data, &mut b, &sb, 4), ["1", "2", "3", "4"], "another user has its own rows");
         assert_eq!(data.failure(), None);
     }
@@ -606,7 +693,7 @@ mod tests {
         let draws = |seed, vu| {
             let random = set(&file, &["phone", "name"], DataMode::Random, DataScope::Shared, OnEof::Recycle);
             let data = DataSources::open(&[random]).expect("opens");
-            let (mut c, s) = (data.user(), scope(seed, vu));
+            let (mut c, s) = (data.user(0), scope(seed, vu));
             phones(&data, &mut c, &s, 30)
         };
         let first = draws(7, 1);
@@ -628,7 +715,7 @@ mod tests {
             let mut s = set(&file, &["phone", "name"], mode, DataScope::PerThread, OnEof::Recycle);
             s.delimiter = b';';
             let data = DataSources::open(&[scanned(s)]).expect("opens");
-            let (mut c, sc) = (data.user(), scope(3, 1));
+            let (mut c, sc) = (data.user(0), scope(3, 1));
             let mut seen = std::collections::BTreeMap::new();
             for _ in 0..40 {
                 data.advance(&mut c, &sc).expect("a row");
@@ -648,7 +735,7 @@ mod tests {
         let mut s = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
         s.has_header = false;
         let data = DataSources::open(&[scanned(s)]).expect("opens");
-        let (mut c, sc) = (data.user(), scope(1, 1));
+        let (mut c, sc) = (data.user(0), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &sc, 3), ["1", "2", "1"]);
     }
 
@@ -667,7 +754,7 @@ mod tests {
         let mut templates = Templates::new();
         let (tpl, _) =
             templates.add("to={{ recipients.phone }} hello {{ recipients['name'] }} {{ recipients | list }}").unwrap();
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         data.advance(&mut c, &s).expect("a row");
         assert_eq!(templates.render(&tpl, &s).unwrap(), "to=1 hello a ['phone', 'name']");
         let (missing, _) = templates.add("{{ recipients.phne }}").unwrap();
@@ -683,7 +770,7 @@ mod tests {
         second.name = Arc::from("codes");
         let first = set(&long, &["phone", "name"], DataMode::Sequential, DataScope::Shared, OnEof::Recycle);
         let data = DataSources::open(&[first, second]).expect("opens");
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         data.advance(&mut c, &s).expect("a row");
         assert_eq!((get(&s, "recipients", "phone"), get(&s, "codes", "code")), ("1".into(), "x".into()));
         data.advance(&mut c, &s).expect("a row");
@@ -742,7 +829,7 @@ mod tests {
             OnEof::Recycle,
         )])
         .expect("opens: the first row is short");
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         assert_eq!(phones(&data, &mut c, &s, 1), ["1"]);
         assert_eq!(data.advance(&mut c, &s), Err(EndOfData { set: Arc::from("recipients"), on_eof: OnEof::StopRun }));
         let failure = data.failure().expect("the reason is kept");
@@ -765,7 +852,7 @@ mod tests {
         let file = dir.write("r.csv", &text);
         let per_thread = set(&file, &["phone", "name"], DataMode::Sequential, DataScope::PerThread, OnEof::Recycle);
         let data = DataSources::open(&[per_thread]).expect("opens");
-        let (mut c, s) = (data.user(), scope(1, 1));
+        let (mut c, s) = (data.user(0), scope(1, 1));
         for i in 0..2 * rows + 1 {
             data.advance(&mut c, &s).expect("a row");
             if i == 0 {

@@ -1,9 +1,12 @@
 //! An exchange as `--http-debug` shows it, in k6's layout: `Request:`, then for each followed redirect
 //! `RedirectResponse:` and `RedirectRequest:`, then `Response:` (or why there was none). Heads always;
 //! bodies with `full`, cut at [`DEBUG_BODY_LIMIT`]. Secrets are masked everywhere, and `Authorization`
-//! values are shown as `***` whatever they hold, as `dry-run` shows them.
+//! values are shown as `***` whatever they hold, as `dry-run` shows them. Control characters (C0, DEL and
+//! C1, such as an 8-bit CSI) are written escaped (`\u{9b}`) wherever they are, heads and bodies alike, so
+//! that what a server sends cannot drive the terminal.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use http::header::{AUTHORIZATION, PROXY_AUTHORIZATION};
 use http::HeaderName;
@@ -15,11 +18,12 @@ use crate::mask::Masks;
 use crate::sample::{Outcome, Sample};
 
 /// The text for `sample`, whose requests are `hops` and whose last response (when the exchange ended with
-/// one) is `last`, with its body's size.
+/// one) is `last`, with its body's size; `rows` are the data rows its iteration took.
 pub(super) fn render(
     sample: &Sample,
     hops: &[Hop],
     last: (Option<&Response>, u64),
+    rows: &[(Arc<str>, u64)],
     full: bool,
     masks: &Masks,
 ) -> String {
@@ -33,8 +37,12 @@ pub(super) fn render(
     };
     let thread = format!("{} {}-{}", sample.thread.group, sample.thread.group_no, sample.thread.vu);
     // The first line names the sample as the JTL row does (label, threadName), so the two can be matched.
-    let head = format!("--- http-debug: `{}` ({thread}) {verdict}\n", sample.label);
-    out.extend_from_slice(masks.mask(&head).as_bytes());
+    let mut head = format!("--- http-debug: `{}` ({thread}) {verdict}\n", sample.label);
+    if !rows.is_empty() {
+        let taken: Vec<String> = rows.iter().map(|(set, row)| format!("{set} row {row}")).collect();
+        let _ = writeln!(head, "Data: {}", taken.join(", "));
+    }
+    push_text(&mut out, &head, masks);
     if hops.is_empty() {
         out.extend_from_slice(b"(no request was sent)\n\n");
     }
@@ -69,14 +77,33 @@ pub(super) fn render(
 }
 
 fn line(out: &mut Vec<u8>, text: &str, masks: &Masks) {
-    out.extend_from_slice(masks.mask(text).as_bytes());
+    push_text(out, text, masks);
     out.extend_from_slice(b"\n\n");
+}
+
+/// `text` with its secrets masked, each control character but a line break or a tab written escaped.
+fn push_text(out: &mut Vec<u8>, text: &str, masks: &Masks) {
+    for c in masks.mask(text).chars() {
+        push_char(out, c);
+    }
+}
+
+/// `c`, or its escape (`\u{9b}`) when it is a control character other than a line break or a tab: a
+/// terminal must not take what a server sent (an escape sequence) as its own.
+fn push_char(out: &mut Vec<u8>, c: char) {
+    match c {
+        '\n' | '\t' => out.push(c as u8),
+        c if c.is_control() => {
+            let _ = write!(Bytes(out), "{}", c.escape_unicode());
+        }
+        c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+    }
 }
 
 fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks: &Masks) {
     let mut head = format!("{title}\n{} {} HTTP/1.1\n", req.method, req.target.path_and_query());
     header_lines(&mut head, req.lines().map(|(n, v)| (n, v.as_bytes())));
-    out.extend_from_slice(masks.mask(&head).as_bytes());
+    push_text(out, &head, masks);
     if full && !req.body.is_empty() {
         body(out, &req.body, req.body.len() as u64, masks);
     }
@@ -87,7 +114,7 @@ fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks:
 fn response(out: &mut Vec<u8>, title: &str, (resp, reason, size): (&Response, &str, u64), full: bool, masks: &Masks) {
     let mut head = format!("{title}\n{:?} {} {reason}\n", resp.version, resp.status);
     header_lines(&mut head, resp.headers.iter().map(|(n, v)| (n, v.as_bytes())));
-    out.extend_from_slice(masks.mask(&head).as_bytes());
+    push_text(out, &head, masks);
     if full {
         match &resp.body {
             Some(b) if !b.is_empty() => body(out, b, size, masks),
@@ -116,15 +143,8 @@ fn body(out: &mut Vec<u8>, kept: &[u8], size: u64, masks: &Masks) {
     match text(&shown) {
         Some(t) => {
             // A terminal must not take the body's control characters (escape sequences) as its own.
-            for c in t.chars() {
-                match c {
-                    '\n' | '\t' => out.push(c as u8),
-                    '\r' => {}
-                    c if c.is_control() => {
-                        let _ = write!(Bytes(out), "{}", c.escape_unicode());
-                    }
-                    c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
-                }
+            for c in t.chars().filter(|c| *c != '\r') {
+                push_char(out, c);
             }
             if !t.ends_with('\n') {
                 out.push(b'\n');

@@ -12,8 +12,11 @@ use crate::sample::{Detail, KeptBody, Outcome, Sample};
 
 /// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
 /// exchange ended with one (`last`); `show` when `--http-debug` shows it whatever its outcome; `late` is
-/// how late the sample started (open model). `None` when there is nothing to add.
+/// how late the sample started (open model); `rows` the data rows its iteration took (each set's name and
+/// the row's number). `None` when there is nothing to add. Failed samples past `--http-debug-max` or
+/// `--failed-bodies-max` are counted, not shown or kept.
 #[cold]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn detail(
     options: &RunOptions,
     show: bool,
@@ -22,6 +25,7 @@ pub(super) fn detail(
     last: Option<&Response>,
     late: Duration,
     masks: &Masks,
+    rows: Vec<(Arc<str>, u64)>,
 ) -> Option<Box<Detail>> {
     let (hops, size) = (&recorded.hops, recorded.body_size);
     let mut d = Detail::default();
@@ -29,16 +33,19 @@ pub(super) fn detail(
         d.sub_results = sub_results(sample, hops, late, masks);
     }
     if let Some(debug) = &options.http_debug {
-        if show || (debug.failed && !sample.success) {
-            d.debug = Some(debug_text::render(sample, hops, (last, size), debug.full, masks));
+        if show || (debug.failed && !sample.success && debug.cap.claim()) {
+            d.debug = Some(debug_text::render(sample, hops, (last, size), &rows, debug.full, masks));
         }
     }
     if options.failed_bodies && !sample.success {
-        if let Some(resp) = last {
+        if let Some(resp) = last.filter(|_| options.bodies_cap.claim()) {
             let bytes = resp.body.as_deref().unwrap_or_default();
             let (prefix, _) = masked_prefix(bytes, size, KEPT_BODY_LIMIT, masks);
             d.body = Some(KeptBody { bytes: prefix.into(), size });
         }
+    }
+    if d.debug.is_some() || d.body.is_some() {
+        d.rows = rows;
     }
     (!d.sub_results.is_empty() || d.debug.is_some() || d.body.is_some()).then(|| Box::new(d))
 }

@@ -19,7 +19,7 @@ mod vuser;
 pub mod wire;
 
 pub use execute::{execute, execute_with, RunResult, StartError, MAX_CORES};
-pub use options::{HttpDebug, RunOptions, DEBUG_BODY_LIMIT, KEPT_BODY_LIMIT};
+pub use options::{Cap, HttpDebug, RunOptions, BODIES_MAX, DEBUG_BODY_LIMIT, DEBUG_MAX, KEPT_BODY_LIMIT};
 pub use scheduler::Active;
 pub use share::{share, Share};
 pub use vuser::{user_masks, user_scope};

@@ -4,6 +4,7 @@
 //! not keep anyway.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::http::Record;
@@ -15,6 +16,12 @@ pub const DEBUG_BODY_LIMIT: usize = 2 * 1024;
 
 /// How much of a failed response's body is kept for the results (`--failed-bodies`, `--json-failed-bodies`).
 pub const KEPT_BODY_LIMIT: usize = 64 * 1024;
+
+/// How many failed exchanges `--http-debug` prints, unless `--http-debug-max` says otherwise.
+pub const DEBUG_MAX: u64 = 100;
+
+/// How many failed responses' bodies are kept, unless `--failed-bodies-max` says otherwise.
+pub const BODIES_MAX: u64 = 1000;
 
 /// The placement and extras of a run.
 #[derive(Debug, Default)]
@@ -31,6 +38,8 @@ pub struct RunOptions {
     pub http_debug: Option<HttpDebug>,
     /// Keep the first [`KEPT_BODY_LIMIT`] bytes of each failed response's body.
     pub failed_bodies: bool,
+    /// How many failed responses' bodies are kept; those past it are counted.
+    pub bodies_cap: Arc<Cap>,
     /// The counters of active users and dropped iterations to use, when the caller watches them too (the
     /// live outputs); one for every group of the graph, else the run makes its own.
     pub active: Option<std::sync::Arc<super::Active>>,
@@ -47,17 +56,70 @@ pub struct HttpDebug {
     pub first: u64,
     /// Requests of the first `first` already claimed.
     taken: AtomicU64,
+    /// How many failed samples are shown (beyond the first `first` requests); those past it are counted.
+    pub cap: Arc<Cap>,
 }
 
 impl HttpDebug {
-    /// Shows failed samples (`failed`) and the first `first` requests; `full` adds the bodies.
-    pub fn new(full: bool, failed: bool, first: u64) -> Self {
-        Self { full, failed, first, taken: AtomicU64::new(0) }
+    /// Shows failed samples (`failed`), at most `max` of them, and the first `first` requests; `full` adds
+    /// the bodies.
+    pub fn new(full: bool, failed: bool, first: u64, max: u64) -> Self {
+        Self { full, failed, first, taken: AtomicU64::new(0), cap: Arc::new(Cap::new(max)) }
+    }
+
+    /// Whether failed samples may still be shown.
+    fn shows_failed(&self) -> bool {
+        self.failed && !self.cap.full()
     }
 
     /// Whether the request about to be sent is one of the run's first `first`.
     fn claim(&self) -> bool {
         self.taken.load(Ordering::Relaxed) < self.first && self.taken.fetch_add(1, Ordering::Relaxed) < self.first
+    }
+}
+
+/// At most `max` of something the run writes for each failed sample, and a count of those left out past them.
+#[derive(Debug)]
+pub struct Cap {
+    max: u64,
+    taken: AtomicU64,
+    left_out: AtomicU64,
+}
+
+impl Cap {
+    /// At most `max`.
+    pub fn new(max: u64) -> Self {
+        Self { max, taken: AtomicU64::new(0), left_out: AtomicU64::new(0) }
+    }
+
+    /// The most there may be.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Takes one of the `max`: false, and counted as left out, when they are all taken.
+    pub fn claim(&self) -> bool {
+        if !self.full() && self.taken.fetch_add(1, Ordering::Relaxed) < self.max {
+            return true;
+        }
+        self.left_out.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+
+    /// True when every one of the `max` is taken.
+    pub fn full(&self) -> bool {
+        self.taken.load(Ordering::Relaxed) >= self.max
+    }
+
+    /// How many were left out.
+    pub fn left_out(&self) -> u64 {
+        self.left_out.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for Cap {
+    fn default() -> Self {
+        Self::new(BODIES_MAX)
     }
 }
 
@@ -89,19 +151,21 @@ impl RunOptions {
         }
         let reach = masks.reach();
         let show = self.http_debug.as_ref().is_some_and(HttpDebug::claim);
-        let debug = self.http_debug.as_ref().filter(|d| d.failed || show);
+        // Past their caps, failed samples keep nothing more for them.
+        let debug = self.http_debug.as_ref().filter(|d| show || d.shows_failed());
+        let bodies = self.failed_bodies && !self.bodies_cap.full();
         let mut keep = 0;
         if debug.is_some_and(|d| d.full) {
             keep = DEBUG_BODY_LIMIT + reach;
         }
-        if self.failed_bodies {
+        if bodies {
             keep = keep.max(KEPT_BODY_LIMIT + reach);
         }
         let record = if debug.is_some() {
             Record::Requests
         } else if self.sub_results {
             Record::Hops
-        } else if self.failed_bodies {
+        } else if bodies {
             Record::Sizes
         } else {
             Record::Nothing

@@ -122,7 +122,7 @@ impl VirtualUser {
         let graph = cx.graph.clone();
         let g = &graph.groups[group];
         let scope = user_scope(&graph, group, vu);
-        let cursors = cx.data.user();
+        let cursors = cx.data.user(group);
         let extras = !cx.options.is_off();
         // Read now: the receiver may be a clone of one that had already seen the stop's last change.
         let stopping = *cx.stop.borrow();
@@ -328,7 +328,8 @@ impl VirtualUser {
             let options = &self.cx.options;
             let recorded = self.client.recorded();
             let last = ex.result.as_ref().ok();
-            sample.detail = super::detail::detail(options, show, &sample, &recorded, last, late, &self.masks);
+            let rows = self.cx.data.rows(&self.cursors);
+            sample.detail = super::detail::detail(options, show, &sample, &recorded, last, late, &self.masks, rows);
         }
         self.hand_over(sample)
     }
@@ -351,8 +352,9 @@ impl VirtualUser {
         self.masks.apply_to(&mut sample);
         if any {
             let options = &self.cx.options;
-            sample.detail =
-                super::detail::detail(options, show, &sample, &Recorded::default(), None, late, &self.masks);
+            let rows = self.cx.data.rows(&self.cursors);
+            let recorded = Recorded::default();
+            sample.detail = super::detail::detail(options, show, &sample, &recorded, None, late, &self.masks, rows);
         }
         sample
     }

@@ -4,6 +4,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{Sink, SinkError};
 use crate::sample::Sample;
@@ -11,15 +12,19 @@ use crate::sample::Sample;
 /// Most characters of a label in a file name.
 const LABEL_CHARS: usize = 80;
 
+/// Most bytes of a file name's stem with its data rows (file systems allow 255 bytes a name).
+const NAME_BYTES: usize = 200;
+
 /// Names tried for one body before giving up (`NAME.body`, `NAME-2.body`, ...).
 const ATTEMPTS: u32 = 1000;
 
 /// Writes each failed sample's kept body to a file of its own in a directory.
 ///
 /// The file is `<timeStamp>-<threadName>-<label>.body`, the three fields of the sample's JTL row, with each
-/// character other than an ASCII letter, digit, `.`, `_` or `-` written as `_` (the label cut to 80); when
-/// that name is taken, `-2`, `-3`, ... is added before `.body`. Files already in the directory are never
-/// overwritten.
+/// character other than an ASCII letter, digit, `.`, `_` or `-` written as `_` (the label cut to 80); the
+/// data rows the sample's iteration took follow the label as `-<set>.<row>` (`-recipients.7`), as many as fit
+/// in [`NAME_BYTES`]; when that name is taken, `-2`, `-3`, ... is added before `.body`. Files already in the
+/// directory are never overwritten.
 pub struct BodyFiles {
     dir: PathBuf,
     name: String,
@@ -37,10 +42,17 @@ impl BodyFiles {
         Ok(BodyFiles { dir: dir.to_path_buf(), name })
     }
 
-    fn write_one(&self, s: &Sample, body: &[u8]) -> io::Result<()> {
+    fn write_one(&self, s: &Sample, body: &[u8], rows: &[(Arc<str>, u64)]) -> io::Result<()> {
         let t = &s.thread;
         let label: String = s.label.chars().take(LABEL_CHARS).collect();
-        let stem = safe(&format!("{}-{} {}-{}-{label}", s.start_ms, t.group, t.group_no, t.vu));
+        let mut stem = safe(&format!("{}-{} {}-{}-{label}", s.start_ms, t.group, t.group_no, t.vu));
+        for (set, row) in rows {
+            let part = safe(&format!("-{set}.{row}"));
+            if stem.len() + part.len() > NAME_BYTES {
+                break;
+            }
+            stem.push_str(&part);
+        }
         for n in 1..=ATTEMPTS {
             let file = if n == 1 { format!("{stem}.body") } else { format!("{stem}-{n}.body") };
             match OpenOptions::new().write(true).create_new(true).open(self.dir.join(file)) {
@@ -61,8 +73,9 @@ fn safe(text: &str) -> String {
 impl Sink for BodyFiles {
     fn write(&mut self, batch: &[Sample]) -> Result<(), SinkError> {
         for s in batch {
-            if let Some(body) = s.detail.as_ref().and_then(|d| d.body.as_ref()) {
-                self.write_one(s, &body.bytes).map_err(|source| SinkError::Io { path: self.name.clone(), source })?;
+            if let Some((body, rows)) = s.detail.as_ref().and_then(|d| Some((d.body.as_ref()?, &d.rows))) {
+                self.write_one(s, &body.bytes, rows)
+                    .map_err(|source| SinkError::Io { path: self.name.clone(), source })?;
             }
         }
         Ok(())

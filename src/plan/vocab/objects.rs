@@ -239,6 +239,14 @@ pub static DATA_SET: Object = Object {
         )
         .otherwise("recycle; stop_thread with mode: unique")
         .examples(r#"["stop_thread"]"#),
+        key(
+            "groups",
+            Ty::Shape(Shape::GroupNames),
+            "The only thread groups that may read the set; another group that reads it is a plan error. A user \
+                takes a row only in a group whose steps read the set, listed or not.",
+        )
+        .otherwise("every group whose steps read it")
+        .examples(r#"[["buyers"]]"#),
     ],
 };
 
