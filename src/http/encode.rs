@@ -208,7 +208,7 @@ fn title_case(name: &str, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
-    use super::request::WireRequest;
+    use super::super::request::WireRequest;
     use super::{all_graphic, breaks_line, breaks_line_bytewise, checked_target, encode, request_target};
     use crate::http::target::Target;
     use http::header::{HeaderValue, ACCEPT, HOST};

@@ -15,7 +15,6 @@ mod remote_write;
 mod sender;
 
 #[cfg(test)]
-pub use crate::plan::output_spec::KINDS;
 pub use crate::plan::output_spec::{Endpoint, OutputKind, OutputSpec, SpecError};
 pub use aggregate::{Aggregator, LabelSecond, Second};
 pub use observer::{LiveObserver, SecondWatcher};

@@ -3,6 +3,9 @@
 
 mod decoded;
 mod encodings;
+mod prefix;
+
+pub(crate) use prefix::masked_prefix;
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -16,6 +16,7 @@ mod request;
 mod schema;
 mod secret;
 mod steps;
+mod think;
 mod threshold;
 mod validate;
 pub(crate) mod vocab;

@@ -7,7 +7,7 @@ use super::decode::{Ctx, Fields, Names};
 use super::model::{Defaults, Step};
 use super::node::{Node, Value};
 use super::request::request_step;
-use super::validate::think;
+use super::think::think;
 use super::{bounds, vocab};
 use crate::diag::Diagnostic;
 

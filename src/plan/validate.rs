@@ -9,6 +9,7 @@ use super::decode::{Ctx, Names};
 use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
+use super::think::think;
 use super::{bounds, load, vocab, PlanOptions};
 use crate::diag::{did_you_mean, Diagnostic, Diagnostics};
 use crate::source::{Source, Span};
@@ -446,41 +447,6 @@ fn thread_group(cx: &mut Ctx, node: &Node, defaults: &Defaults, names: &Names, p
         think_time: think_time?,
         steps: steps?,
     })
-}
-
-pub(super) fn think(cx: &mut Ctx, node: &Node) -> Option<Think> {
-    match &node.value {
-        Value::Map(_) => {
-            let f = cx.object(node, &vocab::THINK)?;
-            if let Some(u) = f.get("uniform") {
-                let Value::Seq(b) = &u.value else {
-                    cx.type_error(u, "uniform: [min, max], e.g. [100ms, 300ms]");
-                    return None;
-                };
-                if b.len() != 2 {
-                    cx.type_error(u, "uniform: two durations [min, max]");
-                    return None;
-                }
-                let (lo, hi) = (cx.duration(&b[0], "uniform")?, cx.duration(&b[1], "uniform")?);
-                if lo > hi {
-                    cx.error(Diagnostic::new(u.span, "uniform: the minimum is above the maximum"));
-                    return None;
-                }
-                return Some(Think::Uniform(lo, hi));
-            }
-            if let Some(g) = f.get("gaussian") {
-                let gf = cx.object(g, &vocab::GAUSSIAN)?;
-                let mean = cx.require(&gf, "mean").and_then(|m| cx.duration(m, "mean"));
-                let stddev = cx.require(&gf, "stddev").and_then(|s| cx.duration(s, "stddev"));
-                return Some(Think::Gaussian { mean: mean?, stddev: stddev? });
-            }
-            if node.as_map().is_some_and(|m| m.is_empty()) {
-                cx.error(Diagnostic::new(node.span, "empty think time").expected("uniform or gaussian"));
-            }
-            None
-        }
-        _ => cx.duration(node, "think time").map(|d| if d.is_zero() { Think::None } else { Think::Fixed(d) }),
-    }
 }
 
 fn map_value(entries: impl IntoIterator<Item = (String, JValue)>) -> JValue {

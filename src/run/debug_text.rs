@@ -138,7 +138,7 @@ fn header_lines<'a>(head: &mut String, headers: impl Iterator<Item = (&'a Header
 
 /// A blank line and the body's first bytes, masked; text as it is, anything else summed up.
 fn body(out: &mut Vec<u8>, kept: &[u8], size: u64, masks: &Masks) {
-    let (shown, more) = super::detail::masked_prefix(kept, size, DEBUG_BODY_LIMIT, masks);
+    let (shown, more) = crate::mask::masked_prefix(kept, size, DEBUG_BODY_LIMIT, masks);
     out.push(b'\n');
     match text(&shown) {
         Some(t) => {

@@ -24,11 +24,12 @@ use crate::plan::model::{Check, ExtractFrom, Think};
 use crate::sample::{DataType, ErrorKind, Outcome, Sample, SampleUrl, ThreadId};
 use crate::template::{Scope, Tpl};
 
+mod emit;
 mod flow;
 mod holding;
 mod transaction;
 
-use flow::Emit;
+use emit::Emit;
 
 pub use holding::{pauses, Boxed, Holding, InPlace};
 

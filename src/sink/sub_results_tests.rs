@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use super::jsonl::JsonlSink;
-use super::jtl::tests::sample;
 use super::jtl::JtlSink;
 use super::Sink;
+use crate::sample::tests::sample;
 use crate::sample::{Detail, Sample};
 
 fn with_hops() -> Sample {

@@ -2,12 +2,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use rand::Rng;
 
 use super::super::check::truthy;
+use super::emit::Emit;
 use super::holding::Holding;
 use super::VirtualUser;
 use crate::compile::{Graph, StepNode};
@@ -15,25 +15,6 @@ use crate::plan::model::{OnEof, Think};
 use crate::template::Tpl;
 
 type Step<'a> = Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
-
-/// A sample being handed to the sinks: true once they have it, false when they are gone.
-pub enum Emit {
-    /// Handed over (or refused) at once.
-    Done(bool),
-    /// Waiting for room on the channel.
-    Wait(Pin<Box<dyn Future<Output = bool> + Send>>),
-}
-
-impl Future for Emit {
-    type Output = bool;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        match &mut *self {
-            Emit::Done(sent) => Poll::Ready(*sent),
-            Emit::Wait(wait) => wait.as_mut().poll(cx),
-        }
-    }
-}
 
 impl VirtualUser {
     /// Runs one iteration of the steps; `intended` is when it should have started (open model), and the

@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::time::Duration;
 
-use super::flow::Emit;
+use super::emit::Emit;
 use super::VirtualUser;
 use crate::compile::{Graph, RequestNode, StepNode};
 use crate::plan::model::Think;
