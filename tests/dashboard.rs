@@ -210,7 +210,10 @@ fn the_dashboard_answers_only_get_and_head_addressed_to_itself() {
     let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
     let port = addr.rsplit(':').next().unwrap().to_string();
     let ask_as = |method: &str, target: &str, host: &str| {
-        ask(&addr, &format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+        ask(
+            &addr,
+            &format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        )
     };
     for host in [addr.clone(), format!("localhost:{port}"), format!("[::1]:{port}"), "localhost".into()] {
         for method in ["GET", "HEAD"] {

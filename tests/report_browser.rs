@@ -144,7 +144,10 @@ fn the_report_tables_fit_the_window_at_1280_and_1920_px() {
                 let v = facts.split(' ').find_map(|f| f.strip_prefix(key)).unwrap_or_else(|| panic!("{facts}"));
                 v.parse().unwrap_or_else(|_| panic!("{facts}"))
             };
-            assert!(number("right=") <= number("view="), "{name} at {width} px: a table reaches past the window: {facts}");
+            assert!(
+                number("right=") <= number("view="),
+                "{name} at {width} px: a table reaches past the window: {facts}"
+            );
             assert!(facts.ends_with("scrolled="), "{name} at {width} px: a table has to be scrolled: {facts}");
         }
     }

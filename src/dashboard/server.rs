@@ -107,7 +107,9 @@ fn answer(req: &Request<Incoming>, hub: &Arc<Hub>, bound: SocketAddr, kick: &Arc
     let response = Response::builder().header("Cache-Control", "no-store").header("X-Content-Type-Options", "nosniff");
     let authority = req.uri().authority().map(|a| a.as_str()).or_else(|| req.headers().get(HOST)?.to_str().ok());
     let built = if !authority.is_some_and(|host| host_allowed(host, bound.ip())) {
-        response.status(StatusCode::MISDIRECTED_REQUEST).body(text("this dashboard answers only to localhost or an IP address\n"))
+        response
+            .status(StatusCode::MISDIRECTED_REQUEST)
+            .body(text("this dashboard answers only to localhost or an IP address\n"))
     } else if req.method() != Method::GET && req.method() != Method::HEAD {
         response.status(StatusCode::METHOD_NOT_ALLOWED).header(ALLOW, "GET, HEAD").body(text("method not allowed\n"))
     } else {
@@ -172,7 +174,8 @@ mod tests {
         for host in ["127.0.0.1:5665", "localhost:5665", "LOCALHOST", "[::1]:5665", "[::1]", "127.0.0.2:8080"] {
             assert!(host_allowed(host, loopback), "{host}");
         }
-        for host in ["evil.example:5665", "evil.example", "192.168.1.5:5665", "127.0.0.1:x", "[::1", "", "localhost.:1"] {
+        for host in ["evil.example:5665", "evil.example", "192.168.1.5:5665", "127.0.0.1:x", "[::1", "", "localhost.:1"]
+        {
             assert!(!host_allowed(host, loopback), "{host}");
         }
         let lan: IpAddr = "192.168.1.5".parse().unwrap();
