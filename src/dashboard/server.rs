@@ -61,7 +61,12 @@ pub(super) async fn serve(
     let bound = listener.local_addr().map_err(|source| DashboardError { addr, source })?;
     let task = tokio::spawn(async move {
         let mut connections = tokio::task::JoinSet::new();
-        while let Ok((stream, _)) = listener.accept().await {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                // Out of file descriptors, say: the pages already open go on, and the next try is soon.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            };
             while connections.try_join_next().is_some() {}
             if connections.len() >= MAX_CONNECTIONS {
                 // A fresh socket's buffer takes these few bytes; the socket closes when dropped.
