@@ -161,7 +161,16 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     }
     if let Some(d) = dashboard {
         let report = if jtl_path.is_file() { super::report::report_html_of(&jtl_path) } else { None };
-        d.finish(report).await;
+        let counts = d.finish(report).await;
+        if counts.dropped > 0 || counts.refused > 0 {
+            errln!(
+                "planrun: dashboard: {} pages served, {} closed for falling behind; {} connections refused (at most {} open)",
+                counts.pages,
+                counts.dropped,
+                counts.refused,
+                crate::dashboard::MAX_CONNECTIONS
+            );
+        }
     }
     let dropped = active.dropped_iterations(&graph);
     print_summary(&graph, &result, &jtl_path);

@@ -3,13 +3,14 @@
 //! summary and the HTML report to save when the run ends. Nothing is fetched from elsewhere.
 //!
 //! Everything the page is told is an event (server-sent events); a page that connects late gets every
-//! event so far, so it draws the whole run. Publishing never waits: an event goes into memory and to every
-//! connected page's unbounded queue.
+//! event so far, so it draws the whole run. Publishing never waits: an event goes into the history that every
+//! page reads at its own pace, and a page that falls behind is closed (see [`events`]).
 
 mod events;
 mod server;
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -36,15 +37,31 @@ pub struct Dashboard {
     hub: Arc<events::Hub>,
     addr: SocketAddr,
     server: tokio::task::JoinHandle<()>,
+    refused: Arc<AtomicU64>,
 }
+
+/// What became of the connections to a dashboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DashboardCounts {
+    /// Pages that asked for the events.
+    pub pages: u64,
+    /// Pages closed because they fell behind the events.
+    pub dropped: u64,
+    /// Connections turned away because [`MAX_CONNECTIONS`] were open.
+    pub refused: u64,
+}
+
+/// Connections open at once; the next one is answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = server::MAX_CONNECTIONS;
 
 impl Dashboard {
     /// Listens on `addr` and serves the page on the current runtime.
     pub async fn start(addr: SocketAddr, plan: &str) -> Result<Dashboard, DashboardError> {
         let hub = Arc::new(events::Hub::new(HISTORY));
         hub.publish("plan", &json!({ "name": plan }));
-        let (addr, server) = server::serve(addr, hub.clone()).await?;
-        Ok(Dashboard { hub, addr, server })
+        let refused = Arc::new(AtomicU64::new(0));
+        let (addr, server) = server::serve(addr, hub.clone(), refused.clone()).await?;
+        Ok(Dashboard { hub, addr, server, refused })
     }
 
     /// The page's address.
@@ -63,12 +80,14 @@ impl Dashboard {
     }
 
     /// The run is over: publishes the HTML report (when there is one) and the end, then stops serving.
-    pub async fn finish(self, report_html: Option<String>) {
+    pub async fn finish(self, report_html: Option<String>) -> DashboardCounts {
         self.hub.publish("end", &json!({ "report": report_html }));
         self.hub.close();
         // Pages read what they were sent; the listener goes with the process.
         tokio::time::sleep(Duration::from_millis(200)).await;
         self.server.abort();
+        let pages = self.hub.counts();
+        DashboardCounts { pages: pages.served, dropped: pages.dropped, refused: self.refused.load(Ordering::Relaxed) }
     }
 }
 
