@@ -14,7 +14,6 @@ mod raw;
 mod remote_write;
 mod sender;
 
-#[cfg(test)]
 pub use crate::plan::output_spec::{Endpoint, OutputKind, OutputSpec, SpecError};
 pub use aggregate::{Aggregator, LabelSecond, Second};
 pub use observer::{LiveObserver, SecondWatcher};

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::active::stopped;
+use super::deal::Deal;
 use super::ramp::threads_at;
-use super::scheduler::{stopped, Deal};
 use super::vuser::{pauses, Boxed, Holding, InPlace, RunContext, VirtualUser};
 use crate::plan::model::Stage;
 

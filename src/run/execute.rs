@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, watch, Barrier};
 
+use super::active::Active;
 use super::data_sources::{DataError, DataSources};
 use super::options::RunOptions;
-use super::scheduler::{schedule, Active};
+use super::scheduler::schedule;
 use super::vuser::RunContext;
 use crate::compile::Graph;
 use crate::segment::{Segment, Turns};

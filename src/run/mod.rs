@@ -2,10 +2,12 @@
 //! sends requests through its own connection and puts one [`Sample`](crate::sample::Sample) per request
 //! on a bounded channel to the sinks.
 
+mod active;
 mod catch;
 mod check;
 mod closed;
 pub mod data_sources;
+mod deal;
 mod debug_text;
 mod detail;
 mod execute;
@@ -18,8 +20,8 @@ mod share;
 mod vuser;
 pub mod wire;
 
+pub use active::Active;
 pub use execute::{execute, execute_with, RunResult, StartError, MAX_CORES};
 pub use options::{Cap, HttpDebug, RunOptions, BODIES_MAX, DEBUG_BODY_LIMIT, DEBUG_MAX, KEPT_BODY_LIMIT};
-pub use scheduler::Active;
 pub use share::{share, Share};
 pub use vuser::{user_masks, user_scope};

@@ -9,8 +9,9 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use super::active::{stopped, Active};
+use super::deal::Deal;
 use super::ramp::Arrivals;
-use super::scheduler::{stopped, Active, Deal};
 use super::vuser::{pauses, Boxed, Holding, InPlace, RunContext, VirtualUser};
 use crate::plan::model::Stage;
 use crate::segment::Segment;

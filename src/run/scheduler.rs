@@ -1,100 +1,16 @@
 //! The scheduler: runs every thread group of the graph with its load model, side by side.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::{watch, Barrier};
 use tokio::task::JoinSet;
 
+use super::deal::Deal;
 use super::vuser::RunContext;
 use super::{closed, open};
-use crate::compile::Graph;
 use crate::plan::model::{Load, Phase};
-use crate::report::dropped::{DroppedIterations, GroupDropped};
 use crate::segment::Segment;
-
-/// Which of a group's users (or an open group's workers) run here. The main groups' users are numbered
-/// across the groups in plan order, so a group's users 1..=threads are the run's items `base..base+threads`;
-/// item `g` runs in the segment that [owns](Segment::owns) it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Deal {
-    pub segment: Segment,
-    pub base: u64,
-}
-
-impl Deal {
-    /// Whether user `vu` (from 1) runs here.
-    pub fn owns_user(&self, vu: u32) -> bool {
-        self.segment.owns(self.base + u64::from(vu) - 1)
-    }
-
-    /// How many of users 1..=n run here.
-    pub fn users(&self, n: u64) -> u64 {
-        self.segment.share(self.base, n)
-    }
-
-    /// The number of the `j`-th (from 0) user that runs here.
-    pub fn nth_user(&self, j: u64) -> u32 {
-        u32::try_from(self.segment.nth_from(self.base, j) - self.base + 1).unwrap_or(u32::MAX)
-    }
-}
-
-/// Active virtual users, per group and in all (JTL grpThreads / allThreads).
-#[derive(Debug, Default)]
-pub struct Active {
-    /// Per group, in plan order.
-    pub groups: Vec<AtomicU32>,
-    /// In all groups.
-    pub all: AtomicU32,
-    /// Open-model iterations that could not start because every thread of their pool was busy, per group,
-    /// counted as they are dropped.
-    pub dropped: Vec<AtomicU64>,
-    /// Open-model arrivals due so far, started or dropped, per group.
-    pub arrivals: Vec<AtomicU64>,
-    /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
-    pub waited: AtomicU64,
-}
-
-impl Active {
-    /// The dropped iterations so far of a run of `graph`, for the summary and the `dropped` threshold.
-    pub fn dropped_iterations(&self, graph: &Graph) -> DroppedIterations {
-        let mut all = DroppedIterations::default();
-        for (i, g) in graph.groups.iter().enumerate() {
-            let load = |v: &[std::sync::atomic::AtomicU64]| v.get(i).map_or(0, |a| a.load(Ordering::Relaxed));
-            let (dropped, arrivals) = (load(&self.dropped), load(&self.arrivals));
-            all.dropped += dropped;
-            all.arrivals += arrivals;
-            if matches!(g.load, Load::Open { .. }) {
-                all.groups.push(GroupDropped { group: g.name.to_string(), dropped, arrivals });
-            }
-        }
-        all
-    }
-}
-
-impl Active {
-    /// Counters for `n` groups.
-    pub fn new(n: usize) -> Self {
-        Self {
-            groups: (0..n).map(|_| AtomicU32::new(0)).collect(),
-            all: AtomicU32::new(0),
-            dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            arrivals: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            waited: AtomicU64::new(0),
-        }
-    }
-
-    pub(super) fn start(&self, group: usize) {
-        self.groups[group].fetch_add(1, Ordering::Relaxed);
-        self.all.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(super) fn finish(&self, group: usize) {
-        self.groups[group].fetch_sub(1, Ordering::Relaxed);
-        self.all.fetch_sub(1, Ordering::Relaxed);
-    }
-}
 
 /// Runs the setup groups, then the main groups, then the teardown groups; the groups of a phase run side
 /// by side, each to its end (or until the run is stopped; teardown groups run even then). Only the first
@@ -142,9 +58,4 @@ async fn run_phase(cx: RunContext, phase: Phase) {
     }
     drop(cx);
     while groups.join_next().await.is_some() {}
-}
-
-/// Resolves once the run is told to stop (or the stopper is gone).
-pub(super) async fn stopped(stop: &mut watch::Receiver<bool>) {
-    let _ = stop.wait_for(|s| *s).await;
 }

@@ -1,7 +1,7 @@
 //! What a segment of a run has to do, known before it starts: for messages, file limits and the
 //! "nothing to do" case.
 
-use super::scheduler::Deal;
+use super::deal::Deal;
 use crate::compile::Graph;
 use crate::plan::model::Phase;
 use crate::segment::Segment;

@@ -10,12 +10,12 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use tokio::sync::{mpsc, watch};
 
+use super::active::{stopped, Active};
 use super::catch::catch;
 use super::check::{check, truthy, Observed};
 use super::data_sources::{DataSources, UserCursors};
 use super::extract::extract;
 use super::options::{RunOptions, Wants};
-use super::scheduler::{stopped, Active};
 use super::wire;
 use crate::compile::{Graph, RequestNode};
 use crate::http::{Client, How, Recorded};
