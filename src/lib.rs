@@ -14,6 +14,7 @@ pub(crate) mod dashboard;
 pub(crate) mod data_set;
 pub(crate) mod diag;
 pub(crate) mod duration;
+pub(crate) mod claim;
 pub(crate) mod files;
 pub(crate) mod import;
 pub(crate) mod limits;

@@ -75,7 +75,11 @@ impl RunError {
                 errln!("error: {self}");
                 exit::BAD_INPUT
             }
-            Self::Output(_) | Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
+            Self::Output(e) => {
+                errln!("error: {self}");
+                super::outputs::sink_exit_code(e)
+            }
+            Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
                 errln!("error: {self}");
                 exit::ABORTED
             }
@@ -93,7 +97,22 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
         return Err(RunError::ResultsNotAFile(jtl_path));
     }
     super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()).map_err(RunError::Unreadable)?;
-    // Every output is opened before anything is sent: one that cannot be written stops the run here.
+    // Every output is claimed, then opened, before anything is sent: one that cannot be written stops the
+    // run here, and one that is refused stops it before any is truncated.
+    let report_files = a.report.as_deref().map(super::outputs::report_files);
+    let side = [a.summary_json.as_deref(), a.summary_csv.as_deref()].into_iter().flatten();
+    let results = [Some(jtl_path.as_path()), a.json.as_deref()];
+    let claimed = super::outputs::claim_all(
+        results.into_iter().flatten().chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path)),
+    )?;
+    for (path, had) in results.iter().zip(&claimed) {
+        if let (Some(path), Some(bytes @ 1..)) = (path, had) {
+            errln!(
+                "planrun: warning: {} holds {bytes} bytes (an earlier run's results?): this run replaces them",
+                path.display()
+            );
+        }
+    }
     let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
     let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?;
     let placement = Placement::resolve(&a.placement, &graph, ready.stub.is_some());
