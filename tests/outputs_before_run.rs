@@ -147,3 +147,90 @@ fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
+
+/// A plan that reads a data set and sends a file part: both are inputs of the run.
+const PLAN_WITH_FILES: &str = r#"
+name: inputs
+defaults:
+  base_url: "@BASE@"
+data:
+  users:
+    file: users.csv
+thread_groups:
+  - name: g
+    threads: 2
+    loops: 3
+    steps:
+      - name: upload
+        request:
+          method: POST
+          url: "/ok?u={{ users.name }}"
+          multipart: { f: { file: part.txt } }
+"#;
+
+/// Runs planrun in `dir` and checks that it refused `output` as an input: exit 2, the output named, and the
+/// listed files as they were.
+fn refused_as_input(dir: &TempDir, args: &[&str], output: &str, kept: &[(&Path, &[u8])]) {
+    let out = planrun(dir.path(), args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("cannot write {output}: it is the input ")), "{args:?}: {err}");
+    for (path, bytes) in kept {
+        assert_eq!(&std::fs::read(path).unwrap()[..], *bytes, "{args:?}: {} untouched", path.display());
+    }
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_before_anything_is_written() {
+    let server = Server::start();
+    let dir = TempDir::new("outputs-inputs");
+    let plan_text = PLAN_WITH_FILES.replace("@BASE@", &server.url());
+    let plan = dir.write("plan.yaml", &plan_text);
+    let users = dir.write("users.csv", "name\nann\nbob\n");
+    let part = dir.write("part.txt", "a file part");
+    std::fs::hard_link(&users, dir.join("users-link.csv")).unwrap();
+    std::os::unix::fs::symlink("part.txt", dir.join("part-link.txt")).unwrap();
+    let earlier = dir.write("earlier.json", "an earlier summary");
+    let kept: &[(&Path, &[u8])] = &[
+        (&plan, plan_text.as_bytes()),
+        (&users, b"name\nann\nbob\n"),
+        (&part, b"a file part"),
+        (&earlier, b"an earlier summary"),
+    ];
+    let plan_arg = plan.to_str().unwrap();
+    // The plan, its data set and its file part, by their names, by a hard link and by a symbolic link: each
+    // refused whichever output it is, before any output is truncated (the earlier summary named first stays).
+    for (jtl, option, output) in [
+        ("out.jtl", "--json", "users.csv"),
+        ("plan.yaml", "--json", "out.jsonl"),
+        ("out.jtl", "--summary-csv", "users-link.csv"),
+        ("out.jtl", "--json", "part-link.txt"),
+    ] {
+        let args = ["run", plan_arg, "-q", "--summary-json", "earlier.json", "-o", jtl, option, output];
+        let refused = if jtl == "plan.yaml" { jtl } else { output };
+        refused_as_input(&dir, &args, refused, kept);
+    }
+    assert_eq!(server.count(), 0, "no request was sent");
+    for new in ["out.jtl", "out.jsonl"] {
+        assert!(!dir.join(new).exists(), "no output was created: {new}");
+    }
+
+    // report, compare and import read files too.
+    let out = planrun(dir.path(), ["run", plan_arg, "-q", "-o", "a.jtl", "--summary-json", "a.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(server.count(), 6);
+    let jtl = std::fs::read(dir.join("a.jtl")).unwrap();
+    let summary = std::fs::read(dir.join("a.json")).unwrap();
+    let results: &[(&Path, &[u8])] = &[(&dir.join("a.jtl"), &jtl), (&dir.join("a.json"), &summary)];
+    refused_as_input(&dir, &["report", "a.jtl", "-o", "rep", "--summary-json", "a.jtl"], "a.jtl", results);
+    // The report's folder holding its own input.
+    std::fs::create_dir(dir.join("rep")).unwrap();
+    let in_folder = dir.write("rep/index.html", &jtl);
+    refused_as_input(&dir, &["report", "rep/index.html", "-o", "rep"], "rep/index.html", &[(&in_folder, &jtl)]);
+    refused_as_input(&dir, &["compare", "a.json", "a.jtl", "--json", "a.json"], "a.json", results);
+    refused_as_input(&dir, &["compare", "a.json", "a.jtl", "--html", "a.jtl"], "a.jtl", results);
+    let jmx_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jmx/shop.jmx");
+    let jmx = dir.write("shop.jmx", std::fs::read(jmx_path).unwrap());
+    let jmx_text = std::fs::read(&jmx).unwrap();
+    refused_as_input(&dir, &["import", "shop.jmx", "-o", "shop.jmx"], "shop.jmx", &[(&jmx, &jmx_text)]);
+}

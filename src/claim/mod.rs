@@ -56,7 +56,7 @@ impl FileId {
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
     /// The output is a file the command reads.
-    #[error("it is also an input (read as {input}): writing it would destroy what is read; write to another file")]
+    #[error("it is the input {input} (one file, links followed): writing it would destroy what is read")]
     IsInput {
         /// The input, as it was named when read.
         input: String,
@@ -114,7 +114,7 @@ struct Output {
 /// The files read and written so far.
 #[derive(Debug)]
 struct Registry {
-    inputs: Vec<(FileId, String)>,
+    inputs: Vec<(FileId, PathBuf)>,
     outputs: Vec<Output>,
 }
 
@@ -129,7 +129,7 @@ pub fn note_input(path: &Path, meta: &Metadata) {
     let Some(id) = FileId::of(meta).filter(|_| meta.is_file()) else { return };
     let mut registry = registry();
     if !registry.inputs.iter().any(|(known, _)| *known == id) {
-        registry.inputs.push((id, path.display().to_string()));
+        registry.inputs.push((id, path.to_path_buf()));
     }
 }
 
@@ -224,8 +224,11 @@ fn take(file: &File, meta: &Metadata, path: &Path, to: State) -> io::Result<Held
         out.state = to;
         return Ok(Held((to == State::Open).then_some(id)));
     }
-    if let Some((_, input)) = registry.inputs.iter().find(|(known, _)| *known == id) {
-        return Err(Refused::IsInput { input: input.clone() }.into_error());
+    // An input still there: one deleted since it was read may have left its inode to a new file.
+    if let Some((_, input)) =
+        registry.inputs.iter().find(|(known, name)| *known == id && FileId::at(name) == Some(id))
+    {
+        return Err(Refused::IsInput { input: input.display().to_string() }.into_error());
     }
     let lock = match file.try_lock() {
         Ok(()) => file.try_clone().ok(),

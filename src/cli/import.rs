@@ -45,7 +45,7 @@ pub(super) fn import(a: ImportArgs) -> i32 {
     }
     let written = match &a.output {
         Some(path) => crate::sink::file::write_whole(path, converted.yaml.as_bytes())
-            .map_err(|e| (format!("cannot write `{}`: {e}", path.display()), super::outputs::exit_code(&e))),
+            .map_err(|e| (format!("cannot write {}: {e}", path.display()), super::outputs::exit_code(&e))),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(converted.yaml.as_bytes()).and_then(|()| out.flush()) {

@@ -278,6 +278,7 @@ impl<W: Write> RecordFile<W> {
 #[cfg(test)]
 pub(crate) mod tests {
     use std::cell::RefCell;
+    use std::fs;
 
     use super::*;
 
