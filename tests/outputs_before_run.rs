@@ -234,3 +234,31 @@ fn an_output_that_is_an_input_is_refused_before_anything_is_written() {
     let jmx_text = std::fs::read(&jmx).unwrap();
     refused_as_input(&dir, &["import", "shop.jmx", "-o", "shop.jmx"], "shop.jmx", &[(&jmx, &jmx_text)]);
 }
+
+#[test]
+fn a_run_says_when_it_replaces_earlier_results() {
+    let server = Server::start();
+    let dir = TempDir::new("outputs-replaced");
+    let plan = dir.write("plan.yaml", PLAN.replace("@BASE@", &server.url()));
+    let args = ["run", plan.to_str().unwrap(), "-q", "-o", "out.jtl", "--json", "out.jsonl"];
+    let first = planrun(dir.path(), args);
+    assert_eq!(first.status.code(), Some(0), "{}", describe(&first));
+    assert!(!stderr(&first).contains("warning"), "new files replace nothing: {}", describe(&first));
+    let (jtl_len, json_len) = (len(&dir.join("out.jtl")), len(&dir.join("out.jsonl")));
+    let second = planrun(dir.path(), args);
+    assert_eq!(second.status.code(), Some(0), "{}", describe(&second));
+    let err = stderr(&second);
+    for (name, bytes) in [("out.jtl", jtl_len), ("out.jsonl", json_len)] {
+        let said = format!("planrun: warning: {name} holds {bytes} bytes (an earlier run's results?): this run replaces them");
+        assert!(err.contains(&said), "even with -q: {said}\n{err}");
+    }
+    // Replaced, not appended to: the rows of the second run only.
+    assert_eq!(server.count(), 12);
+    let rows = std::fs::read_to_string(dir.join("out.jtl")).unwrap().lines().count() - 1;
+    assert_eq!(rows, 6, "{}", describe(&second));
+    assert_eq!(std::fs::read_to_string(dir.join("out.jsonl")).unwrap().lines().count(), 6);
+}
+
+fn len(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().len()
+}
