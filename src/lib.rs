@@ -8,13 +8,13 @@
 //! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]) and
 //! to a page in a browser ([`dashboard`]).
 
+pub(crate) mod claim;
 pub mod cli;
 pub mod compile;
 pub(crate) mod dashboard;
 pub(crate) mod data_set;
 pub(crate) mod diag;
 pub(crate) mod duration;
-pub(crate) mod claim;
 pub(crate) mod files;
 pub(crate) mod import;
 pub(crate) mod limits;

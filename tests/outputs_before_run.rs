@@ -249,7 +249,7 @@ fn a_run_says_when_it_replaces_earlier_results() {
     assert_eq!(second.status.code(), Some(0), "{}", describe(&second));
     let err = stderr(&second);
     for (name, bytes) in [("out.jtl", jtl_len), ("out.jsonl", json_len)] {
-        let said = format!("planrun: warning: {name} holds {bytes} bytes (an earlier run's results?): this run replaces them");
+        let said = format!("planrun: warning: {name} holds {bytes} bytes (an earlier run's results?): this run replaces them (--append adds to them)");
         assert!(err.contains(&said), "even with -q: {said}\n{err}");
     }
     // Replaced, not appended to: the rows of the second run only.
@@ -261,4 +261,39 @@ fn a_run_says_when_it_replaces_earlier_results() {
 
 fn len(path: &Path) -> u64 {
     std::fs::metadata(path).unwrap().len()
+}
+
+#[test]
+fn append_adds_the_rows_of_a_run_after_those_of_the_last() {
+    let server = Server::start();
+    let dir = TempDir::new("outputs-append");
+    let plan = dir.write("plan.yaml", PLAN.replace("@BASE@", &server.url()));
+    let args = ["run", plan.to_str().unwrap(), "-q", "-o", "out.jtl", "--json", "out.jsonl", "--append"];
+    for _ in 0..2 {
+        let out = planrun(dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        assert!(!stderr(&out).contains("warning"), "{}", describe(&out));
+    }
+    assert_eq!(server.count(), 12);
+    let jtl = common::read_jtl(&dir.join("out.jtl"));
+    assert_eq!(jtl.rows.len(), 12, "one header, every row of both runs");
+    assert_eq!(std::fs::read_to_string(dir.join("out.jsonl")).unwrap().lines().count(), 12);
+    // A file whose header is not planrun's, or whose last row is cut: refused (exit 2), nothing sent.
+    dir.write("other.jtl", "timeStamp,elapsed,label\n1000,5,a\n");
+    dir.write("cut.jsonl", "{\"timestamp\":1}\n{\"times");
+    for (option, file, why) in [
+        ("-o", "other.jtl", "its first line is not the header this run writes"),
+        ("--json", "cut.jsonl", "it ends inside a row"),
+    ] {
+        let before = std::fs::read(dir.join(file)).unwrap();
+        let out = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-q", "--append", option, file]);
+        assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+        assert!(
+            stderr(&out).contains(&format!("cannot write {file}: cannot add rows to it: {why}")),
+            "{}",
+            describe(&out)
+        );
+        assert_eq!(std::fs::read(dir.join(file)).unwrap(), before, "{file} as it was");
+    }
+    assert_eq!(server.count(), 12, "nothing was sent");
 }

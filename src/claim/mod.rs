@@ -67,6 +67,12 @@ pub enum Refused {
         /// The other output, as it was named.
         other: String,
     },
+    /// `--append` to a file whose rows cannot be followed by this run's.
+    #[error("cannot add rows to it: {why}")]
+    CannotAppend {
+        /// Why.
+        why: String,
+    },
     /// Another process holds the file's lock.
     #[error("another process is writing it (it holds a lock on it: another planrun with the same output?)")]
     Busy,
@@ -179,25 +185,46 @@ pub struct Opened {
     pub owned: bool,
     /// Keeps the output claimed while it is written.
     pub held: Held,
+    /// The bytes it holds, kept: with [`open_appending`], a regular file's length; else 0.
+    pub kept: u64,
 }
 
 /// Opens `path` for writing results, its missing parent directories made. A regular file is claimed (as
 /// [`claim`] does, unless it was) and truncated; anything else that exists is opened as it is (a FIFO waits
 /// for its reader); a file open as stdout or stderr is written through it.
 pub fn open(path: &Path) -> io::Result<Opened> {
+    open_with(path, false)
+}
+
+/// [`open`], but a regular file keeps what it holds (also opened for reading, so it can be checked): the
+/// caller writes after it.
+pub fn open_appending(path: &Path) -> io::Result<Opened> {
+    open_with(path, true)
+}
+
+fn open_with(path: &Path, append: bool) -> io::Result<Opened> {
     make_parent(path)?;
     // Not truncated on open: only a regular file is, once it is known to be one and claimed.
-    let file = OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+    let file = OpenOptions::new().read(append).write(true).create(true).truncate(false).open(path)?;
     let meta = file.metadata()?;
     if let Some(stdio) = shares_stdio(&meta) {
-        return Ok(Opened { file: stdio, owned: false, held: Held(None) });
+        return Ok(Opened { file: stdio, owned: false, held: Held(None), kept: 0 });
     }
     if !meta.is_file() {
-        return Ok(Opened { file, owned: false, held: Held(None) });
+        return Ok(Opened { file, owned: false, held: Held(None), kept: 0 });
     }
     let held = take(&file, &meta, path, State::Open)?;
-    file.set_len(0)?;
-    Ok(Opened { file, owned: true, held })
+    // The length once claimed: no other planrun changes it now.
+    let kept = if append { file.metadata()?.len() } else { 0 };
+    if !append {
+        file.set_len(0)?;
+    }
+    Ok(Opened { file, owned: true, held, kept })
+}
+
+/// Refuses to append to the file, for `why`.
+pub fn cannot_append(why: String) -> io::Error {
+    Refused::CannotAppend { why }.into_error()
 }
 
 /// Claims and holds the regular file `file` (opened from `path`) as an output that will be replaced whole
@@ -225,8 +252,7 @@ fn take(file: &File, meta: &Metadata, path: &Path, to: State) -> io::Result<Held
         return Ok(Held((to == State::Open).then_some(id)));
     }
     // An input still there: one deleted since it was read may have left its inode to a new file.
-    if let Some((_, input)) =
-        registry.inputs.iter().find(|(known, name)| *known == id && FileId::at(name) == Some(id))
+    if let Some((_, input)) = registry.inputs.iter().find(|(known, name)| *known == id && FileId::at(name) == Some(id))
     {
         return Err(Refused::IsInput { input: input.display().to_string() }.into_error());
     }
@@ -255,9 +281,11 @@ fn shares_stdio(meta: &Metadata) -> Option<File> {
         use std::os::fd::AsFd;
         let id = FileId::of(meta)?;
         let streams = [io::stdout().as_fd().try_clone_to_owned(), io::stderr().as_fd().try_clone_to_owned()];
-        streams.into_iter().flatten().map(File::from).find(|f| {
-            f.metadata().ok().is_some_and(|m| m.is_file() && FileId::of(&m) == Some(id))
-        })
+        streams
+            .into_iter()
+            .flatten()
+            .map(File::from)
+            .find(|f| f.metadata().ok().is_some_and(|m| m.is_file() && FileId::of(&m) == Some(id)))
     }
     #[cfg(not(unix))]
     {

@@ -80,7 +80,8 @@ impl Output {
     pub fn finish(mut self) -> Result<(), MergeError> {
         self.out.flush().map_err(|e| self.error(e))?;
         let name = self.path.display().to_string();
-        let writer = self.out.into_inner().map_err(|e| MergeError::Output { path: name.clone(), source: e.into_error() })?;
+        let writer =
+            self.out.into_inner().map_err(|e| MergeError::Output { path: name.clone(), source: e.into_error() })?;
         let Writer::Temp { temp, target } = writer else { return Ok(()) };
         let err = |source| MergeError::Output { path: name.clone(), source };
         sync_file(temp.file()).map_err(err)?;

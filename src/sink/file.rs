@@ -72,6 +72,25 @@ pub(crate) fn open_output(path: &Path) -> io::Result<Opened> {
     crate::claim::open(path)
 }
 
+/// Checks that records can follow the `kept` bytes of `file`: it starts with `header` (a JTL's, empty for
+/// JSON lines) and ends with a line end, not inside a record a stopped writer left torn.
+fn check_appendable(file: &File, header: &[u8], kept: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut first = vec![0; header.len()];
+    if kept < header.len() as u64 || file.read_exact_at(&mut first, 0).is_err() || first != header {
+        let why = "its first line is not the header this run writes (another program's, or other columns)";
+        return Err(crate::claim::cannot_append(why.into()));
+    }
+    let mut last = [0];
+    file.read_exact_at(&mut last, kept - 1)?;
+    if last != *b"\n" {
+        let why =
+            "it ends inside a row (its writer was stopped part way); `planrun merge` reads it, leaving that row out";
+        return Err(crate::claim::cannot_append(why.into()));
+    }
+    Ok(())
+}
+
 /// fsync, where the file system has it: a file that cannot be synced (EINVAL, ENOTSUP) is not an error.
 pub(crate) fn sync_file(file: &File) -> io::Result<()> {
     match file.sync_all() {
@@ -154,17 +173,26 @@ pub(crate) struct RecordFile<W: Write = File> {
 const BUFFER: usize = 256 * 1024;
 
 impl RecordFile<File> {
-    /// Opens `path` (as [`open_output`]) and writes `header` (which is not a record).
-    pub fn create(path: &Path, header: &[u8]) -> Result<Self, SinkError> {
+    /// Opens `path` (as [`open_output`]) and writes `header` (which is not a record). With `append`, a
+    /// regular file that holds records already keeps them (its header must be `header`) and the records
+    /// go after them.
+    pub fn create(path: &Path, header: &[u8], append: bool) -> Result<Self, SinkError> {
         let name = path.display().to_string();
-        let Opened { file, owned, held } =
-            open_output(path).map_err(|source| SinkError::Io { path: name.clone(), source })?;
+        let error = |source| SinkError::Io { path: name.clone(), source };
+        let opened = if append { crate::claim::open_appending(path) } else { open_output(path) };
+        let Opened { file, owned, held, kept } = opened.map_err(error)?;
+        let header = if kept > 0 {
+            check_appendable(&file, header, kept).and_then(|()| (&file).seek(SeekFrom::End(0))).map_err(error)?;
+            &b""[..]
+        } else {
+            header
+        };
         let built = if owned {
             Self::build(file, name, sync_file, Some(cut_file), header)
         } else {
             Self::build(file, name, |_| Ok(()), None, header)
         };
-        built.map(|file| RecordFile { _held: Some(held), ..file })
+        built.map(|file| RecordFile { _held: Some(held), whole: kept, ..file })
     }
 }
 
@@ -351,7 +379,7 @@ pub(crate) mod tests {
 
     #[test]
     fn devices_are_outputs_that_are_neither_truncated_nor_synced() {
-        let mut file = RecordFile::create(Path::new("/dev/null"), b"header\n").unwrap();
+        let mut file = RecordFile::create(Path::new("/dev/null"), b"header\n", false).unwrap();
         record(&mut file, "a\n");
         file.finish().unwrap();
         assert_eq!(file.landed().records(), 1);
