@@ -602,11 +602,18 @@ fn eight_files_merge_in_flat_memory() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    let temp = dir.join(&format!(".interrupted.jtl.planrun-merge-{}", child.id()));
-    while fs::metadata(&temp).map_or(true, |m| m.len() < 1 << 20) {
+    // The temporary file beside the output: its name ends in random digits.
+    let temp = loop {
         assert!(started.elapsed() < Duration::from_secs(120), "the merge did not start writing");
+        let temp = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).find(|p| {
+            p.file_name().unwrap().to_string_lossy().starts_with(".interrupted.jtl.planrun-merge-")
+                && fs::metadata(p).is_ok_and(|m| m.len() >= 1 << 20)
+        });
+        if let Some(temp) = temp {
+            break temp;
+        }
         std::thread::sleep(Duration::from_millis(10));
-    }
+    };
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
