@@ -300,6 +300,28 @@ fn devices_and_pipes_are_outputs_like_files() {
         let rows = text.lines().filter(|l| l.contains(",ok,") || l.contains(",slow,") || l.starts_with("{")).count();
         assert_eq!(rows, served, "{args:?}: a row per request:\n{text}");
     }
+    // Stdout redirected to a file (`> cap.txt`), named as /dev/stdout or through a link: the rows go through
+    // the open stdout, at its offset, so the summary printed after them does not write over them.
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.join("o")).unwrap();
+    for output in ["/dev/stdout", "o"] {
+        let before = server.count();
+        let captured = dir.join("cap.txt");
+        let status = Command::new(env!("CARGO_BIN_EXE_planrun"))
+            .args(["run", plan.to_str().unwrap(), "-q", "-o", output])
+            .current_dir(dir.path())
+            .stdout(File::create(&captured).unwrap())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{output}");
+        let served = server.count() - before;
+        let text = std::fs::read_to_string(&captured).unwrap();
+        assert!(text.starts_with("timeStamp,"), "{output}: the header first:\n{text}");
+        let rows = text.lines().filter(|l| l.contains(",ok,") || l.contains(",slow,")).count();
+        assert_eq!(rows, served, "{output}: a row per request:\n{text}");
+        assert_eq!(summary_total(&text).0, served as u64, "{output}: then the summary:\n{text}");
+        assert!(std::fs::symlink_metadata(dir.join("o")).unwrap().file_type().is_symlink());
+    }
 }
 
 /// How a standard stream of the child is set up.
