@@ -1,5 +1,6 @@
 //! Where results go when the place is hostile: a FIFO whose reader stops, devices (`/dev/null`,
-//! `/dev/stdout`, `/dev/full`), a full disk, stdout and stderr pipes closed by their reader, SIGHUP.
+//! `/dev/stdout`, `/dev/full`), a full disk, stdout and stderr pipes closed by their reader, SIGHUP, a
+//! second planrun writing the same file.
 //! Each test counts requests on the server and rows in the files.
 
 mod common;

@@ -1,7 +1,8 @@
-//! Every output is opened before the first request (issue 11, item 13): a `--summary-json`, `--summary-csv`
-//! or `--report` in a place that cannot be written used to fail only after the whole load ran. Now the run
-//! stops at once, exit 3 as for a JTL that cannot be created, naming the path and the operating system's
-//! reason, and the server sees no request.
+//! Every output is checked and opened before the first request: one in a place that cannot be written
+//! stops the run at once (exit 3, the path and the operating system's reason named, no request sent); one
+//! that is an input of the command (by name, hard or symbolic link) is refused (exit 2) before any output is
+//! written, for run, report, compare and import alike; a run says when it replaces earlier results, and
+//! `--append` adds to them instead.
 
 mod common;
 
