@@ -74,15 +74,16 @@ pub(crate) fn open_output(path: &Path) -> io::Result<Opened> {
 
 /// Checks that records can follow the `kept` bytes of `file`: it starts with `header` (a JTL's, empty for
 /// JSON lines) and ends with a line end, not inside a record a stopped writer left torn.
-fn check_appendable(file: &File, header: &[u8], kept: u64) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
+fn check_appendable(mut file: &File, header: &[u8], kept: u64) -> io::Result<()> {
+    use std::io::Read;
     let mut first = vec![0; header.len()];
-    if kept < header.len() as u64 || file.read_exact_at(&mut first, 0).is_err() || first != header {
+    let read = file.seek(SeekFrom::Start(0)).and_then(|_| file.read_exact(&mut first));
+    if kept < header.len() as u64 || read.is_err() || first != header {
         let why = "its first line is not the header this run writes (another program's, or other columns)";
         return Err(crate::claim::cannot_append(why.into()));
     }
     let mut last = [0];
-    file.read_exact_at(&mut last, kept - 1)?;
+    file.seek(SeekFrom::Start(kept - 1)).and_then(|_| file.read_exact(&mut last))?;
     if last != *b"\n" {
         let why =
             "it ends inside a row (its writer was stopped part way); `planrun merge` reads it, leaving that row out";
