@@ -58,6 +58,9 @@ pub(crate) struct RunArgs {
     /// Also write JSON lines, one object per sample.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Add the rows to the JTL and JSON lines files that exist, as JMeter does, instead of replacing them.
+    #[arg(long)]
+    pub append: bool,
     /// No progress on stderr.
     #[arg(short, long)]
     pub quiet: bool,

@@ -1,8 +1,6 @@
 //! `planrun compare A B`: per label, side by side, with ratios and a statistical verdict; exit 1 with
 //! `--fail-if-slower PCT` when a label got worse by more than that.
 
-use std::path::Path;
-
 use super::args::CompareArgs;
 use super::exit;
 use super::print::{errln, out};
@@ -18,15 +16,21 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
+    // Both outputs claimed before either is written: neither may be an input.
+    super::outputs::note_inputs([a.a.as_path(), a.b.as_path()]);
+    if let Err(e) = super::outputs::claim_all([a.html.as_deref(), a.json.as_deref()].into_iter().flatten()) {
+        errln!("error: {e}");
+        return super::outputs::sink_exit_code(&e);
+    }
     let comparison = compare_sides(&side_a, &side_b);
     out!("{}", comparison.render_text());
     let json = || serde_json::to_string_pretty(&comparison).expect("a comparison always serializes") + "\n";
     let outputs = [(a.html.as_deref(), compare_html(&comparison)), (a.json.as_deref(), json())];
     for (path, text) in outputs {
         if let Some(path) = path {
-            if let Err(e) = write(path, &text) {
-                errln!("error: {e}");
-                return exit::ABORTED;
+            if let Err(e) = write_file(path, text.as_bytes()) {
+                errln!("error: cannot write {}: {e}", path.display());
+                return super::outputs::exit_code(&e);
             }
         }
     }
@@ -48,8 +52,4 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     } else {
         exit::THRESHOLD_FAILED
     }
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    write_file(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

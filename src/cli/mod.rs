@@ -9,6 +9,7 @@ mod http_debug;
 mod import;
 mod live;
 mod merge;
+mod outputs;
 mod placement;
 mod prepare;
 mod print;
