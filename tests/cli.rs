@@ -293,7 +293,8 @@ fn unusable_tls_files_are_refused_before_anything_is_sent() {
 fn a_mistyped_subcommand_is_named_with_the_one_it_resembles() {
     let dir = TempDir::new("cli_mistyped_subcommand");
     let plan = dir.write("plan.yaml", PLAN.replace("@BASE@", "http://127.0.0.1:9"));
-    for (typed, meant) in [("valdiate", "validate"), ("Validate", "validate"), ("repotr", "report"), ("dryrun", "dry-run")]
+    for (typed, meant) in
+        [("valdiate", "validate"), ("Validate", "validate"), ("repotr", "report"), ("dryrun", "dry-run")]
     {
         let out = planrun(dir.path(), args(&[typed.as_ref(), plan.as_os_str()]));
         assert_eq!(out.status.code(), Some(2), "{typed}: {}", describe(&out));
