@@ -730,3 +730,47 @@ pub struct Secrets {
     /// Variables marked secret (their values differ per user).
     pub variables: Vec<Arc<str>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(ms: u64, target: f64) -> Stage {
+        Stage { duration: Duration::from_millis(ms), target }
+    }
+
+    #[test]
+    fn stages_cut_at_a_duration_end_where_the_ramp_is() {
+        let stages = [stage(1000, 10.0), stage(1000, 10.0), stage(500, 0.0)];
+        assert_eq!(Stage::cut(0.0, &stages, Duration::from_millis(400)), [stage(400, 4.0)]);
+        assert_eq!(
+            Stage::cut(0.0, &stages, Duration::from_millis(2250)),
+            [stages[0].clone(), stages[1].clone(), stage(250, 5.0)]
+        );
+        assert_eq!(Stage::cut(0.0, &stages, Duration::from_secs(9)), stages);
+        assert_eq!(Stage::cut(20.0, &[stage(1000, 0.0)], Duration::from_millis(500)), [stage(500, 10.0)]);
+        assert_eq!((Stage::peak(0.0, &stages), Stage::peak(20.0, &stages)), (10.0, 20.0));
+    }
+
+    #[test]
+    fn users_whose_start_falls_after_the_duration_never_start() {
+        let group = |threads: u32, ramp_up_ms: u64, duration_ms: Option<u64>| ThreadGroup::<Step> {
+            name: "g".into(),
+            phase: Phase::Main,
+            load: Load::Closed,
+            threads,
+            ramp_up: Duration::from_millis(ramp_up_ms),
+            loops: None,
+            duration: duration_ms.map(Duration::from_millis),
+            think_time: Think::None,
+            steps: Vec::new(),
+        };
+        assert_eq!(group(20, 5000, Some(2000)).users_started(), 8);
+        assert_eq!(group(20, 5000, Some(4750)).users_started(), 19);
+        assert_eq!(group(20, 5000, Some(4751)).users_started(), 20);
+        assert_eq!(group(20, 5000, None).users_started(), 20);
+        assert_eq!(group(1_000_000, 1000, Some(1)).users_started(), 1000);
+        assert_eq!(group(3, 0, Some(1)).users_started(), 3);
+        assert_eq!(group(20, 5000, Some(2000)).start_offset(8), Duration::from_millis(1750));
+    }
+}
