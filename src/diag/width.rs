@@ -7,12 +7,12 @@ use std::fmt::Write as _;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// How many terminal columns `text` takes (control characters, which tables escape, count as none).
+/// How many terminal columns `text` takes (tables escape control characters first: see [`one_line`]).
 pub fn width(text: &str) -> usize {
     UnicodeWidthStr::width(text)
 }
 
-/// How many terminal columns `c` takes.
+/// How many terminal columns `c` takes (0 for a control character).
 pub fn char_width(c: char) -> usize {
     UnicodeWidthChar::width(c).unwrap_or(0)
 }
