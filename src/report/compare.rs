@@ -552,10 +552,10 @@ impl Comparison {
             }
         }
         if !self.only_in_a.is_empty() {
-            let _ = writeln!(out, "\nOnly in A: {}", self.only_in_a.join(", "));
+            let _ = writeln!(out, "\nOnly in A: {}", one_line(&self.only_in_a.join(", ")));
         }
         if !self.only_in_b.is_empty() {
-            let _ = writeln!(out, "\nOnly in B: {}", self.only_in_b.join(", "));
+            let _ = writeln!(out, "\nOnly in B: {}", one_line(&self.only_in_b.join(", ")));
         }
         out
     }
