@@ -38,18 +38,33 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     let regressions = comparison.regressions(a.metric, max_pct);
     let metric = a.metric.name();
     for r in &regressions {
-        errln!(
-            "planrun: {}: {metric} got {:.1}% worse ({:.2} -> {:.2}), more than the {max_pct}% allowed",
-            r.label,
-            r.worse_pct,
-            r.a,
-            r.b
-        );
+        let (a, b) = &r.shown;
+        let worse = worse_text(r.worse_pct);
+        if r.counted {
+            errln!("planrun: {}: {metric} got {worse} ({a} -> {b}), more than the {max_pct}% allowed", r.label);
+        } else {
+            errln!(
+                "planrun: {}: {metric} read {worse} ({a} -> {b}), but at {} as little as {}: not more than the \
+                 {max_pct}% allowed",
+                r.label,
+                r.resolution,
+                worse_text(r.least_worse_pct.max(0.0))
+            );
+        }
     }
-    if regressions.is_empty() {
+    if regressions.iter().all(|r| !r.counted) {
         errln!("planrun: no label's {metric} got worse by more than {max_pct}%");
         exit::OK
     } else {
         exit::THRESHOLD_FAILED
+    }
+}
+
+/// `12.5% worse`, or `infinitely worse` from 0.
+fn worse_text(pct: f64) -> String {
+    if pct.is_infinite() {
+        "infinitely worse".into()
+    } else {
+        format!("{pct:.1}% worse")
     }
 }

@@ -22,7 +22,7 @@ mod start_at;
 mod stub;
 mod validate;
 
-pub use args::{with_default_command, Cli};
+pub use args::{with_default_command, Cli, UnknownSubcommand};
 
 use args::Command;
 

@@ -193,10 +193,7 @@ struct Kway {
 
 impl Kway {
     fn new(output: &Path, format: Format, inputs: usize) -> Self {
-        let resolution = match format {
-            Format::Jtl { .. } => 1000,
-            _ => 1,
-        };
+        let resolution = format.resolution_us();
         let analysis = Analysis {
             source: output.display().to_string(),
             format,
