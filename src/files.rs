@@ -1,5 +1,6 @@
 //! Files a plan names (CSV data sets, multipart parts): only regular files are read, and a CSV row is read
 //! only up to [`MAX_ROW`] bytes, so no file can make planrun wait forever or hold more than a row in memory.
+//! Every regular file read here is noted as an input ([`crate::claim::note_input`]): no output may be one.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -19,7 +20,9 @@ pub const MAX_PLAN: u64 = 16 << 20;
 /// (`planrun run <(generate-plan)` reads a pipe), but an endless one (`/dev/zero`) ends at the limit.
 pub fn read_plan_text(path: &Path) -> io::Result<String> {
     let mut bytes = Vec::new();
-    File::open(path)?.take(MAX_PLAN + 1).read_to_end(&mut bytes)?;
+    let file = File::open(path)?;
+    crate::claim::note_input(path, &file.metadata()?);
+    file.take(MAX_PLAN + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_PLAN {
         let why = format!("{} is larger than the limit of 16 MiB for a plan or stub file", path.display());
         return Err(io::Error::new(io::ErrorKind::InvalidData, why));
@@ -31,7 +34,10 @@ pub fn read_plan_text(path: &Path) -> io::Result<String> {
 /// Why `path` cannot be read as a file a plan names: `not found`, or what it is instead of a regular file.
 pub fn why_unreadable(path: &Path) -> Option<String> {
     match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_file() => {
+            crate::claim::note_input(path, &m);
+            None
+        }
         Ok(m) => Some(format!("is {}, not a regular file", describe(m.file_type()))),
         Err(_) => Some("not found".to_string()),
     }
@@ -57,8 +63,10 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
     let file = options.open(path)?;
-    let kind = file.metadata()?.file_type();
+    let meta = file.metadata()?;
+    let kind = meta.file_type();
     if kind.is_file() {
+        crate::claim::note_input(path, &meta);
         return Ok(file);
     }
     let what = describe(kind);

@@ -8,6 +8,7 @@
 //! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]) and
 //! to a page in a browser ([`dashboard`]).
 
+pub(crate) mod claim;
 pub mod cli;
 pub(crate) mod clock;
 pub mod compile;

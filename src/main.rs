@@ -6,7 +6,13 @@ use clap::Parser;
 use planrun::cli::{self, Cli};
 
 fn main() {
-    let args = cli::with_default_command(std::env::args().collect());
+    let args = match cli::with_default_command(std::env::args().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: {e}\n  = help: `planrun --help` lists the subcommands");
+            std::process::exit(cli::exit::BAD_INPUT);
+        }
+    };
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {

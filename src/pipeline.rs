@@ -66,6 +66,7 @@ pub async fn prepare(
         }
     }
     let plan = file.validate(&opts)?;
+    warnings.items.extend(crate::plan::load_warnings(&plan).items);
     let graph = compile(plan);
     if graph.defaults.tls != Default::default() {
         // Checked once here so that a bad certificate or key stops the run before anything is sent.

@@ -288,3 +288,32 @@ fn unusable_tls_files_are_refused_before_anything_is_sent() {
     assert!(stderr(&out).contains("tls.ca"), "{}", describe(&out));
     assert_eq!(server.count(), 0, "nothing was sent");
 }
+
+#[test]
+fn a_mistyped_subcommand_is_named_with_the_one_it_resembles() {
+    let dir = TempDir::new("cli_mistyped_subcommand");
+    let plan = dir.write("plan.yaml", PLAN.replace("@BASE@", "http://127.0.0.1:9"));
+    for (typed, meant) in
+        [("valdiate", "validate"), ("Validate", "validate"), ("repotr", "report"), ("dryrun", "dry-run")]
+    {
+        let out = planrun(dir.path(), args(&[typed.as_ref(), plan.as_os_str()]));
+        assert_eq!(out.status.code(), Some(2), "{typed}: {}", describe(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(&format!("error: unknown subcommand '{typed}'; did you mean '{meant}'?\n")),
+            "{typed}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+    // A file of that name is a plan to run, typo or not; a word like no subcommand is a plan path too.
+    let server = Server::start();
+    dir.write("valdiate", PLAN.replace("@BASE@", &server.url()));
+    let out = planrun(dir.path(), ["valdiate", "-o", "x.jtl"]);
+    assert_eq!(out.status.code(), Some(0), "the file named like a typo runs: {}", describe(&out));
+    assert_eq!(read_jtl(&dir.join("x.jtl")).rows.len(), server.count());
+    assert_eq!(server.count(), 8);
+    let out = planrun(dir.path(), ["banana"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(!stderr(&out).contains("unknown subcommand"), "{}", describe(&out));
+    assert!(stderr(&out).contains("banana"), "{}", describe(&out));
+}

@@ -106,8 +106,19 @@ fn twice_as_slow_is_slower_and_fails_the_threshold() {
     let lenient = compare(&dir, &a, &b, &["--fail-if-slower", "150"]);
     assert_eq!(lenient.status.code(), Some(0), "{}", describe(&lenient));
     assert_eq!(compare(&dir, &a, &b, &[]).status.code(), Some(0));
-    // Another metric: the minimum doubled too; throughput did not drop by half.
-    assert_eq!(compare(&dir, &a, &b, &["--fail-if-slower", "99", "--metric", "min"]).status.code(), Some(1));
+    // Another metric: the minimum doubled too (10 -> 20 ms); in whole ms that is at least from 10.999 to 20,
+    // +81.8%. Throughput did not drop by half.
+    assert_eq!(compare(&dir, &a, &b, &["--fail-if-slower", "80", "--metric", "min"]).status.code(), Some(1));
+    let within = compare(&dir, &a, &b, &["--fail-if-slower", "99", "--metric", "min"]);
+    assert_eq!(within.status.code(), Some(0), "{}", describe(&within));
+    assert!(
+        stderr(&within).contains(
+            "send: min read 100.0% worse (10.00 -> 20.00), but at the 1 ms resolution of both sides' times as \
+             little as 81.8% worse: not more than the 99% allowed"
+        ),
+        "{}",
+        describe(&within)
+    );
     let throughput = compare(&dir, &a, &b, &["--fail-if-slower", "50", "--metric", "throughput"]);
     assert_eq!(throughput.status.code(), Some(0), "{}", describe(&throughput));
     let bad_metric = compare(&dir, &a, &b, &["--fail-if-slower", "5", "--metric", "p42"]);
@@ -205,4 +216,93 @@ fn jmeter_files_compare_with_themselves() {
         assert_eq!(r["verdict"], "no significant difference", "{}", r["label"]);
         assert_eq!(r["ratios"]["p95"].as_f64(), Some(1.0));
     }
+}
+
+/// Writes the same samples (label, elapsed µs) as a JTL, whose elapsed is cut to whole ms as a run writes it,
+/// and as JSON lines with the µs.
+fn write_both(dir: &TempDir, name: &str, samples: &[(&str, u64)]) -> (PathBuf, PathBuf) {
+    let ms: Vec<(&str, u64)> = samples.iter().map(|&(l, us)| (l, us / 1000)).collect();
+    let jtl = dir.join(&format!("{name}.jtl"));
+    write_jtl(&jtl, &ms);
+    let lines: String = samples
+        .iter()
+        .enumerate()
+        .map(|(i, (label, us))| {
+            format!(
+                "{{\"timestamp\":{},\"elapsed\":{},\"elapsed_us\":{us},\"label\":\"{label}\",\"response_code\":\"200\",\
+                 \"success\":true}}\n",
+                T0 + i as u64 * 10,
+                us / 1000
+            )
+        })
+        .collect();
+    (jtl, dir.write(&format!("{name}.jsonl"), lines))
+}
+
+#[test]
+fn a_change_below_a_jtls_whole_milliseconds_is_no_verdict() {
+    let dir = TempDir::new("compare-resolution");
+    // `edge`: 0.90-0.99 ms in A, 1.00-1.09 ms in B: +10.5% in µs, 0 -> 1 ms in whole ms. `back`: the other
+    // way round. `clear`: 0.5 ms in A, 3.5 ms in B, slower at any resolution.
+    let side = |edge: u64, back: u64, clear: u64| -> Vec<(&'static str, u64)> {
+        (0..200u64)
+            .flat_map(|i| [("edge", edge + i % 100), ("back", back + i % 100), ("clear", clear + i % 100)])
+            .collect()
+    };
+    let (a_jtl, a_json) = write_both(&dir, "a", &side(900, 1000, 500));
+    let (b_jtl, b_json) = write_both(&dir, "b", &side(1000, 900, 3500));
+    let verdicts = |a: &Path, b: &Path, name: &str| {
+        let out = compare(&dir, a, b, &["--json", name, "--fail-if-slower", "5"]);
+        let c = read_json(&dir.join(name));
+        (out, c)
+    };
+    let (jtl_out, jtl) = verdicts(&a_jtl, &b_jtl, "jtl.json");
+    let (json_out, json) = verdicts(&a_json, &b_json, "json.json");
+    // In µs, edge is slower and back faster; in whole ms neither is a verdict, and the reason says why.
+    assert_eq!(row(&json, "edge")["verdict"], "slower");
+    assert_eq!(row(&json, "back")["verdict"], "faster");
+    for label in ["edge", "back"] {
+        let r = row(&jtl, label);
+        assert_eq!(r["verdict"], "no significant difference", "{r}");
+        let reason = r["reason"].as_str().unwrap();
+        assert!(
+            reason.ends_with("within the 1 ms resolution of both sides' times: no change at this resolution"),
+            "{reason}"
+        );
+    }
+    // A change beyond the resolution is the same verdict in both.
+    assert_eq!(
+        (row(&jtl, "clear")["verdict"].clone(), row(&json, "clear")["verdict"].clone()),
+        ("slower".into(), "slower".into())
+    );
+    // A JTL's verdict never says otherwise than its JSON lines': the same, or no verdict at its resolution.
+    for r in jtl["rows"].as_array().unwrap() {
+        let label = r["label"].as_str().unwrap();
+        assert!(r["verdict"] == row(&json, label)["verdict"] || r["verdict"] == "no significant difference", "{label}");
+    }
+    // The text says `< 1` for a time under a whole ms, and gives it no ratio.
+    let text = stdout(&jtl_out);
+    let edge = block(&text, "edge");
+    let p50 = edge.lines().find(|l| l.trim_start().starts_with("p50 ms")).unwrap();
+    assert_eq!(
+        p50.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>(),
+        ["p50 ms", "< 1", "1.00", "-"],
+        "{edge}"
+    );
+    // --fail-if-slower: `edge` got worse as read, within the resolution; `clear` got worse at any resolution.
+    assert_eq!(jtl_out.status.code(), Some(1), "{}", describe(&jtl_out));
+    let err = stderr(&jtl_out);
+    assert!(
+        err.contains(
+            "edge: p95 read infinitely worse (< 1 -> 1.00), but at the 1 ms resolution of both sides' times as \
+             little as 0.0% worse"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("clear: p95 got "), "{err}");
+    assert_eq!(json_out.status.code(), Some(1), "{}", describe(&json_out));
+    // One side of each: the JTL's resolution is the one that limits.
+    let (_, mixed) = verdicts(&a_jtl, &b_json, "mixed.json");
+    let reason = row(&mixed, "edge")["reason"].as_str().unwrap().to_string();
+    assert!(reason.contains("the 1 ms resolution of A's times"), "{reason}");
 }

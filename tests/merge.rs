@@ -394,7 +394,7 @@ fn inputs_that_cannot_be_merged_are_refused_and_nothing_is_written() {
         (&["reduced.jtl", "a-dir"], "error: a-dir is not a regular file (it is a directory); merge reads result files"),
         (&["reduced.jtl", "fifo.jtl"], "error: fifo.jtl is not a regular file (it is a FIFO (named pipe))"),
         (&["reduced.jtl", "./reduced.jtl"], "error: ./reduced.jtl is given twice (as reduced.jtl)"),
-        (&["reduced.jtl", "all.jtl"], "error: the output all.jtl is also an input"),
+        (&["reduced.jtl", "all.jtl"], "error: cannot write all.jtl: it is the input all.jtl"),
     ];
     for (inputs, message) in cases {
         let args = ["merge"].iter().chain(inputs.iter()).chain(["-o", "all.jtl"].iter()).copied();
@@ -411,6 +411,78 @@ fn inputs_that_cannot_be_merged_are_refused_and_nothing_is_written() {
     let out = planrun(dir.path(), ["merge", "reduced.jtl", "-o", "full.jtl/x.jtl"]);
     assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
     assert!(stderr(&out).contains("error: cannot write full.jtl/x.jtl"), "{}", describe(&out));
+}
+
+#[test]
+fn the_merged_file_replaces_what_a_link_names_and_an_open_stdout_is_written_in_place() {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("merge_links");
+    dir.write("a.jtl", small_jtl(&[(1000, "a", "OK"), (1002, "a", "OK")], "\n"));
+    dir.write("b.jtl", small_jtl(&[(1001, "b", "OK")], "\n"));
+    let merged = small_jtl(&[(1000, "a", "OK"), (1001, "b", "OK"), (1002, "a", "OK")], "\n");
+    // A link to a file, and a link to a file not made yet: the file is written, the link stays a link.
+    dir.write("target.jtl", "an earlier merged file\n");
+    symlink("target.jtl", dir.join("link.jtl")).unwrap();
+    symlink("made/later.jtl", dir.join("dangling.jtl")).unwrap();
+    // A killed merge's leftover, and a link an attacker placed where a temporary file could be.
+    let leftover = dir.write(".target.jtl.planrun-merge-00000000deadbeef", "rows of a killed merge");
+    let victim = dir.write("victim", "not to be touched");
+    symlink("victim", dir.join(".target.jtl.planrun-merge-ffffffff00000000")).unwrap();
+    for (link, target) in [("link.jtl", "target.jtl"), ("dangling.jtl", "made/later.jtl")] {
+        let out = planrun(dir.path(), ["merge", "a.jtl", "b.jtl", "-o", link]);
+        assert_eq!(out.status.code(), Some(0), "{link}: {}", describe(&out));
+        assert!(fs::symlink_metadata(dir.join(link)).unwrap().file_type().is_symlink(), "{link} is still a link");
+        assert_eq!(fs::read_to_string(dir.join(target)).unwrap(), merged, "{link} -> {target}");
+    }
+    assert!(!leftover.exists(), "the leftover of a killed merge is removed");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "not to be touched");
+
+    // A link to the open stdout (a file here, as `> cap.txt` makes it), and /dev/stdout: the rows go
+    // through stdout, before the summary, and the links stay.
+    symlink("/proc/self/fd/1", dir.join("o")).unwrap();
+    for output in ["o", "/dev/stdout"] {
+        let captured = dir.join("cap.txt");
+        let status = Command::new(env!("CARGO_BIN_EXE_planrun"))
+            .args(["merge", "a.jtl", "b.jtl", "-o", output])
+            .current_dir(dir.path())
+            .stdout(fs::File::create(&captured).unwrap())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{output}");
+        assert!(fs::symlink_metadata(dir.join("o")).unwrap().file_type().is_symlink(), "o is still a link");
+        assert!(fs::symlink_metadata("/dev/stdout").unwrap().file_type().is_symlink(), "/dev/stdout too");
+        let text = fs::read_to_string(&captured).unwrap();
+        assert!(text.starts_with(&merged), "{output}: the rows first:\n{text}");
+        assert!(text[merged.len()..].contains("TOTAL        3"), "{output}: then the summary:\n{text}");
+    }
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_nothing_is_written() {
+    let dir = TempDir::new("merge_output_input");
+    let a = dir.write("a.jtl", small_jtl(&[(1000, "a", "OK")], "\n"));
+    fs::create_dir(dir.join("rep")).unwrap();
+    let b = dir.write("rep/summary.json", small_jtl(&[(1001, "b", "OK")], "\n"));
+    fs::hard_link(&a, dir.join("hard.jtl")).unwrap();
+    std::os::unix::fs::symlink("a.jtl", dir.join("soft.jtl")).unwrap();
+    let kept = [fs::read(&a).unwrap(), fs::read(&b).unwrap()];
+    let cases: &[(&[&str], &str)] = &[
+        (&["-o", "m.jtl", "--summary-json", "rep/summary.json"], "cannot write rep/summary.json: it is the input"),
+        (&["-o", "m.jtl", "--summary-csv", "rep/summary.json"], "cannot write rep/summary.json: it is the input"),
+        (&["-o", "m.jtl", "--report", "rep"], "cannot write rep/summary.json: it is the input rep/summary.json"),
+        (&["-o", "hard.jtl"], "cannot write hard.jtl: it is the input a.jtl"),
+        (&["-o", "soft.jtl"], "cannot write soft.jtl: it is the input a.jtl"),
+        (&["hard.jtl", "-o", "m.jtl"], "error: hard.jtl is given twice (as a.jtl)"),
+    ];
+    for (args, message) in cases {
+        let all = ["merge", "a.jtl", "rep/summary.json"].iter().chain(args.iter()).copied();
+        let out = planrun(dir.path(), all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", describe(&out));
+        assert!(stderr(&out).contains(message), "{args:?}: expected {message:?}\n{}", describe(&out));
+        assert_eq!([fs::read(&a).unwrap(), fs::read(&b).unwrap()], kept, "{args:?}: the inputs are whole");
+        assert!(!dir.join("m.jtl").exists() && !dir.join("rep/index.html").exists(), "{args:?}: nothing written");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -530,11 +602,18 @@ fn eight_files_merge_in_flat_memory() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    let temp = dir.join(&format!(".interrupted.jtl.planrun-merge-{}", child.id()));
-    while fs::metadata(&temp).map_or(true, |m| m.len() < 1 << 20) {
+    // The temporary file beside the output: its name ends in random digits.
+    let temp = loop {
         assert!(started.elapsed() < Duration::from_secs(120), "the merge did not start writing");
+        let temp = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).find(|p| {
+            p.file_name().unwrap().to_string_lossy().starts_with(".interrupted.jtl.planrun-merge-")
+                && fs::metadata(p).is_ok_and(|m| m.len() >= 1 << 20)
+        });
+        if let Some(temp) = temp {
+            break temp;
+        }
         std::thread::sleep(Duration::from_millis(10));
-    }
+    };
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", describe(&out));

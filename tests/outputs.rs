@@ -1,5 +1,6 @@
 //! Where results go when the place is hostile: a FIFO whose reader stops, devices (`/dev/null`,
-//! `/dev/stdout`, `/dev/full`), a full disk, stdout and stderr pipes closed by their reader, SIGHUP.
+//! `/dev/stdout`, `/dev/full`), a full disk, stdout and stderr pipes closed by their reader, SIGHUP, a
+//! second planrun writing the same file.
 //! Each test counts requests on the server and rows in the files.
 
 mod common;
@@ -300,6 +301,28 @@ fn devices_and_pipes_are_outputs_like_files() {
         let rows = text.lines().filter(|l| l.contains(",ok,") || l.contains(",slow,") || l.starts_with("{")).count();
         assert_eq!(rows, served, "{args:?}: a row per request:\n{text}");
     }
+    // Stdout redirected to a file (`> cap.txt`), named as /dev/stdout or through a link: the rows go through
+    // the open stdout, at its offset, so the summary printed after them does not write over them.
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.join("o")).unwrap();
+    for output in ["/dev/stdout", "o"] {
+        let before = server.count();
+        let captured = dir.join("cap.txt");
+        let status = Command::new(env!("CARGO_BIN_EXE_planrun"))
+            .args(["run", plan.to_str().unwrap(), "-q", "-o", output])
+            .current_dir(dir.path())
+            .stdout(File::create(&captured).unwrap())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{output}");
+        let served = server.count() - before;
+        let text = std::fs::read_to_string(&captured).unwrap();
+        assert!(text.starts_with("timeStamp,"), "{output}: the header first:\n{text}");
+        let rows = text.lines().filter(|l| l.contains(",ok,") || l.contains(",slow,")).count();
+        assert_eq!(rows, served, "{output}: a row per request:\n{text}");
+        assert_eq!(summary_total(&text).0, served as u64, "{output}: then the summary:\n{text}");
+        assert!(std::fs::symlink_metadata(dir.join("o")).unwrap().file_type().is_symlink());
+    }
 }
 
 /// How a standard stream of the child is set up.
@@ -445,4 +468,55 @@ fn sighup_stops_flushes_prints_the_summary_and_exits_129() {
     let jtl = read_jtl(&dir.join("out.jtl"));
     assert_eq!(jtl.rows.len(), server.count(), "every request has its row");
     assert_eq!(summary_total(&stdout(&out)).0, jtl.rows.len() as u64, "the summary was printed");
+}
+
+#[test]
+fn a_second_writer_of_a_running_output_is_refused_and_sends_nothing() {
+    let server = Server::start();
+    let dir = TempDir::new("outputs_locked");
+    let plan = plan(&dir, &server, 2, "duration: 60s");
+    // The second runs aim at a server of their own: it must see nothing.
+    let other = Server::start();
+    let other_dir = TempDir::new("outputs_locked_other");
+    let other_plan = self::plan(&other_dir, &other, 1, "loops: 5");
+    let other_plan = other_plan.to_str().unwrap();
+    dir.write("done.jtl", "timeStamp,elapsed,label,responseCode,responseMessage,success\n1000,5,a,200,OK,true\n");
+    let outputs = ["-o", "out.jtl", "--json", "out.jsonl", "--summary-json", "s.json"];
+    let run = start(dir.path(), &[&["run", plan.to_str().unwrap(), "-q"][..], &outputs].concat());
+    let started = Instant::now();
+    while server.count() < 50 {
+        assert!(started.elapsed() < HANG_GUARD, "the run never got going");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let cases: &[&[&str]] = &[
+        &["run", other_plan, "-q", "-o", "out.jtl"],
+        &["run", other_plan, "-q", "-o", "x.jtl", "--json", "out.jsonl"],
+        &["run", other_plan, "-q", "-o", "y.jtl", "--summary-json", "s.json"],
+        &["merge", "done.jtl", "-o", "out.jtl"],
+        &["report", "done.jtl", "-o", "rep", "--summary-csv", "out.jsonl"],
+    ];
+    for args in cases {
+        let before = std::fs::metadata(dir.join("out.jtl")).unwrap().len();
+        let out = planrun(dir.path(), *args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", describe(&out));
+        let err = stderr(&out);
+        assert!(err.contains("another process is writing it"), "{args:?}: {err}");
+        if args[0] == "run" {
+            assert!(err.contains("(nothing was sent)"), "{args:?}: {err}");
+        }
+        assert!(std::fs::metadata(dir.join("out.jtl")).unwrap().len() >= before, "{args:?}: not truncated");
+    }
+    assert_eq!(other.count(), 0, "the refused runs sent nothing");
+    for never in ["x.jtl", "y.jtl", "rep"] {
+        assert!(!dir.join(never).exists(), "{never}: nothing was written");
+    }
+    sys::kill(run.child.id(), libc::SIGINT);
+    let out = finish(run, HANG_GUARD, "after Ctrl-C");
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    let served = server.count();
+    assert_eq!(read_jtl(&dir.join("out.jtl")).rows.len(), served, "every request has its row, none torn");
+    assert_eq!(json_lines(&dir.join("out.jsonl")).len(), served);
+    // Once it ended, the file is free.
+    let out = planrun(dir.path(), ["merge", "done.jtl", "-o", "out.jtl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
 }

@@ -116,3 +116,65 @@ fn a_property_read_but_neither_declared_nor_given_is_a_plan_error_before_anythin
     assert_eq!(server.count(), 1);
     assert_eq!(common::read_jtl(&jtl).rows.len(), 1);
 }
+
+/// One group of `shape` (its load keys) with a 400 ms duration, sending GET /ok to `base`.
+fn cut_short_plan(dir: &TempDir, base: &str, shape: &str) -> std::path::PathBuf {
+    let body = format!(
+        "name: cut\ndefaults:\n  base_url: \"{base}\"\nthread_groups:\n  - name: g\n    {shape}\n    duration: 400ms\n    \
+         think_time: 50ms\n    steps:\n      - name: get\n        request: {{ url: /ok }}\n"
+    );
+    dir.write("plan.yaml", body)
+}
+
+#[test]
+fn a_duration_shorter_than_the_ramp_up_ends_the_group_and_warns_of_the_users_that_never_start() {
+    let server = Server::start();
+    let dir = TempDir::new("warn_duration_before_ramp_up");
+    // Closed: four users over an hour; the 400 ms duration leaves the first one only. Without the warning,
+    // validate announces four threads; without ending at the duration, the run would last 45 minutes (the
+    // guard of `planrun` stops it after a minute).
+    let plan = cut_short_plan(&dir, &server.url(), "threads: 4\n    ramp_up: 1h");
+    let p = plan.to_str().unwrap();
+    let warning = "warning: group `g`: its duration (400ms) ends it before its ramp_up (3600s) is over: only 1 of \
+                   its 4 users start\n  = help: the last user starts 2700s in; make the duration longer than that, \
+                   or ramp_up shorter\n";
+    let validate = planrun(dir.path(), ["validate", p]);
+    assert_eq!(validate.status.code(), Some(0), "{}", describe(&validate));
+    assert_eq!(stderr(&validate), warning);
+    let jtl = dir.join("closed.jtl");
+    let run = planrun(dir.path(), ["run", p, "--quiet", "-o", jtl.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(0), "{}", describe(&run));
+    assert!(stderr(&run).starts_with(warning), "{}", describe(&run));
+    let rows = common::read_jtl(&jtl);
+    assert!(!rows.rows.is_empty());
+    assert!(rows.rows.iter().all(|r| r["threadName"] == "g 1-1" && r["allThreads"] == "1"), "{}", rows.text);
+    assert_eq!(rows.rows.len(), server.count());
+
+    // Staged and open: stages that last an hour end with the 400 ms duration too.
+    let mut sent = server.count();
+    for (shape, expected) in [
+        (
+            "stages:\n      - { duration: 1s, target: 10 }\n      - { duration: 1h, target: 10 }",
+            Some("it reaches 4 of the 10 users they name"),
+        ),
+        ("arrival_rate: 20/s\n    stages:\n      - { duration: 1h, target: 20/s }", None),
+    ] {
+        let plan = cut_short_plan(&dir, &server.url(), shape);
+        let jtl = dir.join("staged.jtl");
+        let run = planrun(dir.path(), ["run", plan.to_str().unwrap(), "--quiet", "-o", jtl.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(0), "{shape}: {}", describe(&run));
+        match expected {
+            Some(text) => assert!(stderr(&run).contains(text), "{}", describe(&run)),
+            None => assert!(!stderr(&run).contains("warning"), "the rate is reached: {}", describe(&run)),
+        }
+        let rows = common::read_jtl(&jtl).rows.len();
+        assert!(rows > 0, "{shape}");
+        assert_eq!(rows, server.count() - sent, "{shape}");
+        sent = server.count();
+    }
+    // A rate ramp cut short is warned about too.
+    let plan = cut_short_plan(&dir, &server.url(), "stages:\n      - { duration: 1s, target: 10/s }");
+    let validate = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
+    assert_eq!(validate.status.code(), Some(0), "{}", describe(&validate));
+    assert!(stderr(&validate).contains("its rate reaches 4/s of the 10/s they name"), "{}", describe(&validate));
+}

@@ -585,3 +585,121 @@ fn a_run_writes_the_summary_json_and_the_report() {
     let (_, _, from_jsonl) = report(&dir, &dir.join("out.jsonl"), "jsonl");
     assert_eq!(from_jsonl, summary);
 }
+
+/// Terminal columns: the test's wide characters (kana and CJK ideographs) take two, the rest one.
+fn columns(line: &str) -> usize {
+    let wide = |c: char| ('\u{3040}'..='\u{30ff}').contains(&c) || ('\u{4e00}'..='\u{9fff}').contains(&c);
+    line.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
+}
+
+/// The lines of the summary table: from the header to TOTAL.
+fn table_lines(stdout: &str) -> Vec<&str> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let start = lines.iter().position(|l| l.starts_with("Label")).unwrap_or_else(|| panic!("no table:\n{stdout}"));
+    let end = lines.iter().position(|l| l.starts_with("TOTAL")).unwrap_or_else(|| panic!("no TOTAL:\n{stdout}"));
+    lines[start..=end].to_vec()
+}
+
+#[test]
+fn the_summary_table_aligns_wide_labels_in_terminal_columns() {
+    let dir = TempDir::new("report-wide-labels");
+    let long = "送信".repeat(30);
+    let labels = ["发送短信", "ログイン", "home", "two\nlines", long.as_str()];
+    let rows: Vec<Row<'_>> = (0..50u64)
+        .map(|i| Row {
+            start: T0 + i * 10,
+            elapsed: 5 + i % 7,
+            label: labels[i as usize % labels.len()],
+            code: "200",
+            message: "OK",
+            success: true,
+            failure: "",
+            bytes: 100,
+            sent: 50,
+        })
+        .collect();
+    let file = dir.join("wide.jtl");
+    write_jtl(&file, &rows);
+    let report = planrun(dir.path(), [OsStr::new("report"), file.as_os_str()]);
+    assert_eq!(report.status.code(), Some(0), "{}", describe(&report));
+    let merge = planrun(dir.path(), [OsStr::new("merge"), file.as_os_str(), OsStr::new("-o"), OsStr::new("m.jtl")]);
+    assert_eq!(merge.status.code(), Some(0), "{}", describe(&merge));
+    for out in [&report, &merge] {
+        let text = stdout(out);
+        let lines = table_lines(&text);
+        // Header, rule, five labels, rule, TOTAL: a label with a line break is still one row.
+        assert_eq!(lines.len(), 9, "{text}");
+        let width = columns(lines[0]);
+        for line in &lines {
+            assert_eq!(columns(line), width, "every row as wide as the header:\n{text}");
+        }
+        // The numbers are right-aligned: a row as wide as the header has them under their headers.
+        assert!(text.contains("two\\nlines"), "{text}");
+        let cut = lines.iter().find(|l| l.starts_with("送信")).unwrap();
+        let label_columns = columns(&cut[..cut.find('…').unwrap() + '…'.len_utf8()]);
+        assert!((39..=40).contains(&label_columns), "cut to at most 40 columns, whole characters: {cut}");
+    }
+}
+
+/// The cells of the summary table line that starts with `label`, cells being apart by two spaces or more (a
+/// cell like `< 1` has one).
+fn spaced_cells(stdout: &str, label: &str) -> Vec<String> {
+    let line = stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label} line:\n{stdout}"));
+    line.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect()
+}
+
+#[test]
+fn times_below_a_jtls_whole_milliseconds_say_so() {
+    let dir = TempDir::new("report-resolution");
+    // `fast` answers in under a millisecond: its JTL rows say 0 (cut to whole ms), its JSON lines 0.4 ms.
+    let rows: Vec<Row<'_>> = (0..20u64)
+        .map(|i| Row {
+            start: T0 + i * 10,
+            elapsed: if i < 2 { 3 } else { 0 },
+            label: if i % 2 == 0 { "fast" } else { "zero" },
+            code: "200",
+            message: "OK",
+            success: true,
+            failure: "",
+            bytes: 100,
+            sent: 50,
+        })
+        .map(|r| if r.label == "zero" { Row { elapsed: 0, ..r } } else { r })
+        .collect();
+    let file = dir.join("fast.jtl");
+    write_jtl(&file, &rows);
+    let json: String = rows
+        .iter()
+        .map(|r| {
+            let us = if r.elapsed > 0 { r.elapsed * 1000 + 200 } else { 400 };
+            format!(
+                "{{\"timestamp\":{},\"elapsed\":{},\"elapsed_us\":{us},\"label\":\"{}\",\"response_code\":\"200\",\
+                 \"success\":true}}\n",
+                r.start, r.elapsed, r.label
+            )
+        })
+        .collect();
+    let jsonl = dir.write("fast.jsonl", json);
+    let (table, _, summary) = report(&dir, &file, "jtl");
+    let cells = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // Mean 0.30 of cut times is a mean of whole ms; the minimum and median are known only to be under 1 ms,
+    // and every time of `zero` is.
+    assert_eq!(
+        spaced_cells(&table, "fast")[..10],
+        cells(&["fast", "10", "0.30", "< 1", "3.00", "0.90", "< 1", "< 1", "3.00", "3.00"])[..]
+    );
+    assert_eq!(
+        spaced_cells(&table, "zero")[..10],
+        cells(&["zero", "10", "< 1", "< 1", "< 1", "0.00", "< 1", "< 1", "< 1", "< 1"])[..]
+    );
+    assert_eq!(summary["labels"][0]["resolution_ms"].as_f64(), Some(1.0));
+    assert_eq!(summary["labels"][0]["min_ms"].as_f64(), Some(0.0), "the JSON keeps the number");
+    // The JSON lines of the same samples have µs.
+    let (table, _, summary) = report(&dir, &jsonl, "jsonl");
+    assert_eq!(spaced_cells(&table, "zero")[..5], cells(&["zero", "10", "0.40", "0.40", "0.40"])[..]);
+    assert_eq!(summary["labels"][0]["resolution_ms"].as_f64(), Some(0.001));
+    // merge prints the same table as report.
+    let merge = planrun(dir.path(), [OsStr::new("merge"), file.as_os_str(), OsStr::new("-o"), OsStr::new("m.jtl")]);
+    assert_eq!(merge.status.code(), Some(0), "{}", describe(&merge));
+    assert_eq!(spaced_cells(&stdout(&merge), "zero")[3], "< 1");
+}

@@ -265,3 +265,26 @@ fn a_list_on_the_line_of_its_key() {
     assert_eq!(r.message, "a list item cannot follow `thread_groups:` on its line");
     assert!(r.hint.starts_with("end the line at `thread_groups:` and put `- name: g` on the next line"), "{}", r.hint);
 }
+
+#[test]
+fn carets_stand_under_the_mistake_after_chinese_or_japanese_text() {
+    let dir = TempDir::new("yaml_wide_carets");
+    let plan = dir.write(
+        "plan.yaml",
+        format!("{GROUP}    steps:\n      - name: 发送短信\n        request: {{ url: \"http://127.0.0.1:1/ログイン\", mehtod: GET }}\n"),
+    );
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    // Terminal columns: kana and CJK ideographs take two.
+    let columns = |s: &str| -> usize {
+        let wide = |c: char| ('\u{3040}'..='\u{30ff}').contains(&c) || ('\u{4e00}'..='\u{9fff}').contains(&c);
+        s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
+    };
+    let line = err.lines().find(|l| l.contains("mehtod: GET")).unwrap_or_else(|| panic!("{err}"));
+    let carets = err.lines().find(|l| l.contains("^ expected one of")).unwrap_or_else(|| panic!("{err}"));
+    let key = line.find("mehtod").unwrap();
+    let start = carets.find('^').unwrap();
+    assert_eq!(columns(&carets[..start]), columns(&line[..key]), "carets under `mehtod`:\n{err}");
+    assert_eq!(carets[start..].chars().take_while(|&c| c == '^').count(), "mehtod".len(), "{err}");
+}

@@ -58,6 +58,9 @@ pub(crate) struct RunArgs {
     /// Also write JSON lines, one object per sample.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Add the rows to the JTL and JSON lines files that exist, as JMeter does, instead of replacing them.
+    #[arg(long)]
+    pub append: bool,
     /// No progress on stderr.
     #[arg(short, long)]
     pub quiet: bool,
@@ -244,14 +247,37 @@ pub(crate) struct ImportArgs {
     pub strict: bool,
 }
 
-/// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`.
-pub fn with_default_command(mut args: Vec<String>) -> Vec<String> {
-    const COMMANDS: &[&str] =
-        &["run", "validate", "dry-run", "stub", "report", "compare", "merge", "schema", "import", "help"];
-    if let Some(first) = args.get(1) {
-        if !first.starts_with('-') && !COMMANDS.contains(&first.as_str()) {
-            args.insert(1, "run".into());
+/// A first argument that is no subcommand and no plan file, but close to a subcommand's name.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown subcommand '{given}'; did you mean '{suggestion}'?")]
+pub struct UnknownSubcommand {
+    /// The argument as typed.
+    pub given: String,
+    /// The subcommand it is closest to.
+    pub suggestion: String,
+}
+
+/// `planrun PLAN.yaml ...` means `planrun run PLAN.yaml ...`. A first argument that is neither a subcommand
+/// nor a file, does not look like a path (no `/`, no `.`), and is a likely typo of a subcommand
+/// (`valdiate`) is refused with the subcommand it resembles, rather than read as a plan to run.
+pub fn with_default_command(mut args: Vec<String>) -> Result<Vec<String>, UnknownSubcommand> {
+    use clap::CommandFactory;
+    let Some(first) = args.get(1) else { return Ok(args) };
+    let cli = Cli::command();
+    let names: Vec<&str> = cli
+        .get_subcommands()
+        .flat_map(|c| std::iter::once(c.get_name()).chain(c.get_all_aliases()))
+        .chain(["help"])
+        .collect();
+    if first.starts_with('-') || names.contains(&first.as_str()) {
+        return Ok(args);
+    }
+    let path_like = first.contains(['/', '.', std::path::MAIN_SEPARATOR]) || std::path::Path::new(first).exists();
+    if !path_like {
+        if let Some(near) = crate::diag::did_you_mean(first, names.iter().copied()) {
+            return Err(UnknownSubcommand { given: first.clone(), suggestion: near.to_string() });
         }
     }
-    args
+    args.insert(1, "run".into());
+    Ok(args)
 }

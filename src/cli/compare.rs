@@ -1,8 +1,6 @@
 //! `planrun compare A B`: per label, side by side, with ratios and a statistical verdict; exit 1 with
 //! `--fail-if-slower PCT` when a label got worse by more than that.
 
-use std::path::Path;
-
 use super::args::CompareArgs;
 use super::exit;
 use super::print::{errln, out};
@@ -18,15 +16,21 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
+    // Both outputs claimed before either is written: neither may be an input.
+    super::outputs::note_inputs([a.a.as_path(), a.b.as_path()]);
+    if let Err(e) = super::outputs::claim_all([a.html.as_deref(), a.json.as_deref()].into_iter().flatten()) {
+        errln!("error: {e}");
+        return super::outputs::sink_exit_code(&e);
+    }
     let comparison = compare_sides(&side_a, &side_b);
     out!("{}", comparison.render_text());
     let json = || serde_json::to_string_pretty(&comparison).expect("a comparison always serializes") + "\n";
     let outputs = [(a.html.as_deref(), compare_html(&comparison)), (a.json.as_deref(), json())];
     for (path, text) in outputs {
         if let Some(path) = path {
-            if let Err(e) = write(path, &text) {
-                errln!("error: {e}");
-                return exit::ABORTED;
+            if let Err(e) = write_file(path, text.as_bytes()) {
+                errln!("error: cannot write {}: {e}", path.display());
+                return super::outputs::exit_code(&e);
             }
         }
     }
@@ -34,15 +38,21 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     let regressions = comparison.regressions(a.metric, max_pct);
     let metric = a.metric.name();
     for r in &regressions {
-        errln!(
-            "planrun: {}: {metric} got {:.1}% worse ({:.2} -> {:.2}), more than the {max_pct}% allowed",
-            r.label,
-            r.worse_pct,
-            r.a,
-            r.b
-        );
+        let (a, b) = &r.shown;
+        let worse = worse_text(r.worse_pct);
+        if r.counted {
+            errln!("planrun: {}: {metric} got {worse} ({a} -> {b}), more than the {max_pct}% allowed", r.label);
+        } else {
+            errln!(
+                "planrun: {}: {metric} read {worse} ({a} -> {b}), but at {} as little as {}: not more than the \
+                 {max_pct}% allowed",
+                r.label,
+                r.resolution,
+                worse_text(r.least_worse_pct.max(0.0))
+            );
+        }
     }
-    if regressions.is_empty() {
+    if regressions.iter().all(|r| !r.counted) {
         errln!("planrun: no label's {metric} got worse by more than {max_pct}%");
         exit::OK
     } else {
@@ -50,6 +60,11 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     }
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    write_file(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+/// `12.5% worse`, or `infinitely worse` from 0.
+fn worse_text(pct: f64) -> String {
+    if pct.is_infinite() {
+        "infinitely worse".into()
+    } else {
+        format!("{pct:.1}% worse")
+    }
 }

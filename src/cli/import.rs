@@ -44,13 +44,14 @@ pub(super) fn import(a: ImportArgs) -> i32 {
         return exit::BAD_INPUT;
     }
     let written = match &a.output {
-        Some(path) => {
-            std::fs::write(path, &converted.yaml).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-        }
+        Some(path) => crate::sink::file::write_whole(path, converted.yaml.as_bytes())
+            .map_err(|e| (format!("cannot write {}: {e}", path.display()), super::outputs::exit_code(&e))),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(converted.yaml.as_bytes()).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write the plan: {e}")),
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err((format!("cannot write the plan: {e}"), exit::ABORTED))
+                }
                 _ => Ok(()),
             }
         }
@@ -67,9 +68,9 @@ pub(super) fn import(a: ImportArgs) -> i32 {
             }
             exit::OK
         }
-        Err(e) => {
+        Err((e, code)) => {
             errln!("error: {e}");
-            exit::ABORTED
+            code
         }
     }
 }

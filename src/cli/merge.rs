@@ -1,6 +1,7 @@
 //! `planrun merge RESULTS... -o FILE`: the merge ([`crate::merge`]), then the summary of the merged rows as a
 //! run prints it, and with `--plan` the plan's thresholds judged on them, with a run's exit codes.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -28,12 +29,19 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
             }
         }
     };
-    // Every output is opened before the merge, which can take a while.
-    let outputs = match Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref()) {
+    // Every output is claimed, then opened, before the merge, which can take a while.
+    super::outputs::note_inputs(a.inputs.iter().map(PathBuf::as_path));
+    let report_files = a.report.as_deref().map(super::outputs::report_files);
+    let side = [a.summary_json.as_deref(), a.summary_csv.as_deref()].into_iter().flatten();
+    let all =
+        std::iter::once(a.output.as_path()).chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path));
+    let opened = super::outputs::claim_all(all)
+        .and_then(|_| Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref()));
+    let outputs = match opened {
         Ok(outputs) => outputs,
         Err(e) => {
             errln!("error: {e}");
-            return exit::ABORTED;
+            return super::outputs::sink_exit_code(&e);
         }
     };
     let plan_name = a.plan.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
@@ -62,7 +70,8 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
             errln!("error: {e}");
             return match e {
                 MergeError::Interrupted { .. } => stopped_by.unwrap_or(exit::INTERRUPTED),
-                MergeError::Output { .. } | MergeError::Internal { .. } => exit::ABORTED,
+                MergeError::Output { source, .. } => super::outputs::exit_code(&source),
+                MergeError::Internal { .. } => exit::ABORTED,
                 _ => exit::BAD_INPUT,
             };
         }

@@ -9,6 +9,7 @@ mod http_debug;
 mod import;
 mod live;
 mod merge;
+mod outputs;
 mod placement;
 mod prepare;
 mod print;
@@ -21,7 +22,7 @@ mod start_at;
 mod stub;
 mod validate;
 
-pub use args::{with_default_command, Cli};
+pub use args::{with_default_command, Cli, UnknownSubcommand};
 
 use args::Command;
 

@@ -74,7 +74,11 @@ impl RunError {
                 errln!("error: {self}");
                 exit::BAD_INPUT
             }
-            Self::Output(_) | Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
+            Self::Output(e) => {
+                errln!("error: {self}");
+                super::outputs::sink_exit_code(e)
+            }
+            Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
                 errln!("error: {self}");
                 exit::ABORTED
             }
@@ -92,9 +96,29 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
         return Err(RunError::ResultsNotAFile(jtl_path));
     }
     super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()).map_err(RunError::Unreadable)?;
-    // Every output is opened before anything is sent: one that cannot be written stops the run here.
+    // Every output is claimed, then opened, before anything is sent: one that cannot be written stops the
+    // run here, and one that is refused stops it before any is truncated.
+    let report_files = a.report.as_deref().map(super::outputs::report_files);
+    let side = [a.summary_json.as_deref(), a.summary_csv.as_deref()].into_iter().flatten();
+    let results = [Some(jtl_path.as_path()), a.json.as_deref()];
+    let claimed = super::outputs::claim_all(
+        results.into_iter().flatten().chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path)),
+    )?;
+    for (path, had) in results.iter().zip(&claimed) {
+        match (path, had) {
+            (Some(path), Some(bytes @ 1..)) if !a.append => errln!(
+                "planrun: warning: {} holds {bytes} bytes (an earlier run's results?): this run replaces them \
+                 (--append adds to them)",
+                path.display()
+            ),
+            (Some(path), Some(bytes @ 1..)) if !a.quiet => {
+                errln!("planrun: adding to {} (it holds {bytes} bytes)", path.display())
+            }
+            _ => {}
+        }
+    }
     let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
-    let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras)?;
+    let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras, a.append)?;
     let placement = Placement::resolve(&a.placement, &graph, ready.stub.is_some());
     let active = Arc::new(Active::new(graph.groups.len()));
     let segment = (!placement.segment.is_whole()).then_some(placement.segment);
@@ -231,16 +255,19 @@ impl Outcome {
     }
 }
 
-/// The JTL, and the JSON lines and failed bodies' directory when asked for.
+/// The JTL, and the JSON lines and failed bodies' directory when asked for; with `append`, the JTL and the
+/// JSON lines keep what they hold.
 fn open_outputs(
     jtl: &Path,
     json: Option<&Path>,
     time: &TimestampFormat,
     extras: &ExtrasArgs,
+    append: bool,
 ) -> Result<Vec<Box<dyn Sink>>, SinkError> {
-    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(JtlSink::create(jtl)?.with_timestamp_format(time.clone()))];
+    let jtl = JtlSink::open(jtl, append)?.with_timestamp_format(time.clone());
+    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(jtl)];
     if let Some(json) = json {
-        outputs.push(Box::new(JsonlSink::create(json)?.with_bodies(extras.json_failed_bodies)));
+        outputs.push(Box::new(JsonlSink::open(json, append)?.with_bodies(extras.json_failed_bodies)));
     }
     if let Some(dir) = &extras.failed_bodies {
         outputs.push(Box::new(BodyFiles::create(dir)?));

@@ -3,6 +3,7 @@
 mod render;
 mod suggest;
 mod warning;
+pub mod width;
 
 pub use render::render;
 pub use suggest::did_you_mean;

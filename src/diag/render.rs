@@ -29,9 +29,24 @@ fn render_one(out: &mut String, source: &Source, d: &Diagnostic) {
         let pad = " ".repeat(num.len());
         let _ = writeln!(out, "{pad} |");
         let _ = writeln!(out, "{num} | {text}");
-        let indent: String =
-            text.chars().take(col.saturating_sub(1) as usize).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-        let carets = "^".repeat(d.span.len.max(1) as usize);
+        // Under the line as a terminal shows it: a Chinese or Japanese character takes two columns.
+        let before = col.saturating_sub(1) as usize;
+        let mut indent = String::new();
+        for c in text.chars().take(before) {
+            match c {
+                '\t' => indent.push('\t'),
+                c => indent.extend(std::iter::repeat_n(' ', super::width::char_width(c))),
+            }
+        }
+        let len = d.span.len.max(1) as usize;
+        let under: usize = text
+            .chars()
+            .skip(before)
+            .take(len)
+            .map(|c| if c.is_control() { 1 } else { super::width::char_width(c) })
+            .sum();
+        let beyond = len.saturating_sub(text.chars().skip(before).take(len).count());
+        let carets = "^".repeat((under + beyond).max(1));
         match &d.expected {
             Some(e) => {
                 let _ = writeln!(out, "{pad} | {indent}{carets} expected {e}");

@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 pub use error::{MergeError, Warning};
 
+use crate::claim::FileId;
 use crate::report::analysis::Analysis;
 use crate::report::failures::Failures;
 use crate::report::results::{Format, ResultsError};
@@ -149,22 +150,24 @@ pub fn merge(
     Ok(Merged { rows: merge.rows.iter().sum(), analysis: merge.analysis, inputs: counts })
 }
 
-/// Opens every input (regular files only, each once) before anything is written.
+/// Opens every input (regular files only, each once) before anything is written. Files are told apart by
+/// device and inode: a hard link, a symbolic link or another spelling of a path is the same file.
 fn open_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<std::fs::File>, MergeError> {
-    let mut seen: Vec<(PathBuf, String)> = Vec::new();
-    let output_real = std::fs::canonicalize(output).ok();
+    let mut seen: Vec<(FileId, String)> = Vec::new();
+    let output_id = FileId::at(output);
     let mut files = Vec::with_capacity(inputs.len());
     for path in inputs {
         let name = path.display().to_string();
         let file = crate::files::open_regular(path).map_err(|e| open_error(&name, e))?;
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if output_real.as_ref() == Some(&real) {
-            return Err(MergeError::OutputIsInput { path: output.display().to_string() });
+        if let Some(id) = file.metadata().ok().as_ref().and_then(FileId::of) {
+            if output_id == Some(id) {
+                return Err(MergeError::OutputIsInput { path: output.display().to_string() });
+            }
+            if let Some((_, first)) = seen.iter().find(|(known, _)| *known == id) {
+                return Err(MergeError::Twice { path: name, first: first.clone() });
+            }
+            seen.push((id, name));
         }
-        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
-            return Err(MergeError::Twice { path: name, first: first.clone() });
-        }
-        seen.push((real, name));
         files.push(file);
     }
     Ok(files)
@@ -190,10 +193,7 @@ struct Kway {
 
 impl Kway {
     fn new(output: &Path, format: Format, inputs: usize) -> Self {
-        let resolution = match format {
-            Format::Jtl { .. } => 1000,
-            _ => 1,
-        };
+        let resolution = format.resolution_us();
         let analysis = Analysis {
             source: output.display().to_string(),
             format,

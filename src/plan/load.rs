@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use super::bounds;
 use super::decode::{Ctx, Fields};
-use super::model::{Load, Stage};
+use super::model::{Load, Plan, Stage, ThreadGroup};
 use super::node::{Node, Value};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Warning, Warnings};
 
 /// Threads in an open group's pool when `max_threads` is not given.
 pub const DEFAULT_MAX_THREADS: u64 = 100;
@@ -87,6 +87,77 @@ fn open_load(cx: &mut Ctx, f: &Fields) -> Option<(Load, u32, Option<Duration>)> 
     };
     let total = stages.iter().map(|s| s.duration).sum();
     Some((Load::Open { initial_rate: initial, stages }, clamp_threads(max), Some(total)))
+}
+
+/// What the groups' load will not do as written: a `duration` that ends a group before its ramp-up (or
+/// stages) is over leaves users that never start, or a rate never reached. The group runs as far as its
+/// duration; these say how far that is.
+pub fn warnings(plan: &Plan) -> Warnings {
+    let mut out = Warnings::default();
+    for g in &plan.groups {
+        if let Some(w) = cut_short(g) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn cut_short<S>(g: &ThreadGroup<S>) -> Option<Warning> {
+    let d = g.duration?;
+    let name = &g.name;
+    match &g.load {
+        Load::Closed => {
+            let started = g.users_started();
+            if started >= g.threads {
+                return None;
+            }
+            let last = g.start_offset(g.threads);
+            Some(
+                Warning::new(format!(
+                    "group `{name}`: its duration ({d:?}) ends it before its ramp_up ({:?}) is over: only {started} \
+                     of its {} users start",
+                    g.ramp_up, g.threads
+                ))
+                .hint(format!(
+                    "the last user starts {last:?} in; make the duration longer than that, or ramp_up shorter"
+                )),
+            )
+        }
+        Load::ClosedStages(stages) => {
+            let (wanted, reached) = peaks(0.0, stages, g);
+            let (wanted, reached) = (wanted.round(), reached.round());
+            (reached < wanted).then(|| {
+                Warning::new(format!(
+                    "group `{name}`: its duration ({d:?}) ends it before its stages ({:?}) are over: it reaches \
+                     {reached} of the {wanted} users they name",
+                    Stage::total(stages)
+                ))
+                .hint("make the duration as long as the stages, or leave it out: stages end the group")
+            })
+        }
+        Load::Open { initial_rate, stages } => {
+            let (wanted, reached) = peaks(*initial_rate, stages, g);
+            (reached < wanted).then(|| {
+                Warning::new(format!(
+                    "group `{name}`: its duration ({d:?}) ends it before its stages ({:?}) are over: its rate \
+                     reaches {}/s of the {}/s they name",
+                    Stage::total(stages),
+                    (reached * 1000.0).round() / 1000.0,
+                    wanted
+                ))
+                .hint("make the duration as long as the stages, or leave it out: stages end the group")
+            })
+        }
+    }
+}
+
+/// The highest value the stages name, and the highest the group reaches as it runs.
+fn peaks<S>(from: f64, stages: &[Stage], g: &ThreadGroup<S>) -> (f64, f64) {
+    let run = match g.load_as_run() {
+        Load::ClosedStages(s) | Load::Open { stages: s, .. } => Stage::peak(from, &s),
+        Load::Closed => 0.0,
+    };
+    (Stage::peak(from, stages), run)
 }
 
 /// A thread count, already within [`bounds::THREADS`].

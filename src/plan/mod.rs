@@ -23,6 +23,7 @@ pub(crate) mod vocab;
 mod yaml;
 
 pub use crate::duration::parse as parse_duration;
+pub use load::warnings as load_warnings;
 pub use model::Plan;
 pub use schema::plan_schema;
 

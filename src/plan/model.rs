@@ -137,6 +137,55 @@ pub struct Stage {
     pub target: f64,
 }
 
+impl Stage {
+    /// The value a ramp has `t` into `stages`, moving linearly from `from` to each stage's target in turn
+    /// (the last target once they are over).
+    pub fn value_at(from: f64, stages: &[Stage], t: Duration) -> f64 {
+        let mut from = from;
+        let mut elapsed = Duration::ZERO;
+        for s in stages {
+            if t < elapsed + s.duration {
+                let frac = (t - elapsed).as_secs_f64() / s.duration.as_secs_f64();
+                return from + (s.target - from) * frac;
+            }
+            elapsed += s.duration;
+            from = s.target;
+        }
+        from
+    }
+
+    /// `stages` ended at `until`: the ones over by then, and the part of the one under way, which ends at
+    /// the value the ramp has at `until`.
+    pub fn cut(from: f64, stages: &[Stage], until: Duration) -> Vec<Stage> {
+        let mut out = Vec::new();
+        let mut elapsed = Duration::ZERO;
+        for s in stages {
+            if elapsed >= until {
+                break;
+            }
+            if elapsed + s.duration <= until {
+                out.push(s.clone());
+            } else {
+                let duration = until - elapsed;
+                out.push(Stage { duration, target: Stage::value_at(from, stages, until) });
+            }
+            elapsed += s.duration;
+        }
+        out
+    }
+
+    /// The highest value a ramp from `from` reaches over `stages` (a ramp is linear between targets, so at
+    /// one of them).
+    pub fn peak(from: f64, stages: &[Stage]) -> f64 {
+        stages.iter().map(|s| s.target).fold(from, f64::max)
+    }
+
+    /// How long `stages` last, end to end.
+    pub fn total(stages: &[Stage]) -> Duration {
+        stages.iter().map(|s| s.duration).sum()
+    }
+}
+
 /// A thread group: virtual users running the same steps (`S`: [`Step`]s, or their compiled form).
 #[derive(Debug)]
 pub struct ThreadGroup<S = Step> {
@@ -158,6 +207,49 @@ pub struct ThreadGroup<S = Step> {
     pub think_time: Think,
     /// What each iteration does.
     pub steps: Vec<S>,
+}
+
+impl<S> ThreadGroup<S> {
+    /// When user `vu` (from 1) of a closed group starts, after the group's start: the users start evenly
+    /// over `ramp_up`, the first at once.
+    pub fn start_offset(&self, vu: u32) -> Duration {
+        self.ramp_up.mul_f64(f64::from(vu.saturating_sub(1)) / f64::from(self.threads.max(1)))
+    }
+
+    /// Whether user `vu` of a closed group starts at all: before its `duration` ends the group.
+    pub fn starts(&self, vu: u32) -> bool {
+        self.duration.is_none_or(|d| self.start_offset(vu) < d)
+    }
+
+    /// How many of a closed group's `threads` start before its `duration` ends it.
+    pub fn users_started(&self) -> u32 {
+        // Users start in order, so those that start are a prefix of 1..=threads.
+        let (mut lo, mut hi) = (0u32, self.threads);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.starts(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+
+    /// The load as it runs: stages (closed or open) end with the group's `duration` when it is shorter.
+    pub fn load_as_run(&self) -> Load {
+        let cut = |from: f64, stages: &[Stage]| match self.duration {
+            Some(d) if d < Stage::total(stages) => Stage::cut(from, stages, d),
+            _ => stages.to_vec(),
+        };
+        match &self.load {
+            Load::Closed => Load::Closed,
+            Load::ClosedStages(stages) => Load::ClosedStages(cut(0.0, stages)),
+            Load::Open { initial_rate, stages } => {
+                Load::Open { initial_rate: *initial_rate, stages: cut(*initial_rate, stages) }
+            }
+        }
+    }
 }
 
 /// A pause.
@@ -630,4 +722,48 @@ pub struct Secrets {
     pub values: Vec<String>,
     /// Variables marked secret (their values differ per user).
     pub variables: Vec<Arc<str>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(ms: u64, target: f64) -> Stage {
+        Stage { duration: Duration::from_millis(ms), target }
+    }
+
+    #[test]
+    fn stages_cut_at_a_duration_end_where_the_ramp_is() {
+        let stages = [stage(1000, 10.0), stage(1000, 10.0), stage(500, 0.0)];
+        assert_eq!(Stage::cut(0.0, &stages, Duration::from_millis(400)), [stage(400, 4.0)]);
+        assert_eq!(
+            Stage::cut(0.0, &stages, Duration::from_millis(2250)),
+            [stages[0].clone(), stages[1].clone(), stage(250, 5.0)]
+        );
+        assert_eq!(Stage::cut(0.0, &stages, Duration::from_secs(9)), stages);
+        assert_eq!(Stage::cut(20.0, &[stage(1000, 0.0)], Duration::from_millis(500)), [stage(500, 10.0)]);
+        assert_eq!((Stage::peak(0.0, &stages), Stage::peak(20.0, &stages)), (10.0, 20.0));
+    }
+
+    #[test]
+    fn users_whose_start_falls_after_the_duration_never_start() {
+        let group = |threads: u32, ramp_up_ms: u64, duration_ms: Option<u64>| ThreadGroup::<Step> {
+            name: "g".into(),
+            phase: Phase::Main,
+            load: Load::Closed,
+            threads,
+            ramp_up: Duration::from_millis(ramp_up_ms),
+            loops: None,
+            duration: duration_ms.map(Duration::from_millis),
+            think_time: Think::None,
+            steps: Vec::new(),
+        };
+        assert_eq!(group(20, 5000, Some(2000)).users_started(), 8);
+        assert_eq!(group(20, 5000, Some(4750)).users_started(), 19);
+        assert_eq!(group(20, 5000, Some(4751)).users_started(), 20);
+        assert_eq!(group(20, 5000, None).users_started(), 20);
+        assert_eq!(group(1_000_000, 1000, Some(1)).users_started(), 1000);
+        assert_eq!(group(3, 0, Some(1)).users_started(), 3);
+        assert_eq!(group(20, 5000, Some(2000)).start_offset(8), Duration::from_millis(1750));
+    }
 }

@@ -7,7 +7,9 @@
 //! 2. A two-sided Mann-Whitney U test compares the two samples ([`mann_whitney`]).
 //! 3. B is `slower` (or `faster`) only when p < [`ALPHA`] **and** the median (from the full histograms) moved
 //!    up (or down) by more than [`MIN_MEDIAN_CHANGE_PCT`]: on large samples a test finds even a 0.1 % shift
-//!    "significant", and such a shift is not what anyone means by slower.
+//!    "significant", and such a shift is not what anyone means by slower. The move must be more than that
+//!    whatever the medians were within the resolution of their files ([`Medians`]): a JTL's times are cut to
+//!    whole ms, so its medians 0 and 1 ms may be 0.9 and 1.0 ms, and are no change at that resolution.
 //!
 //! Otherwise the verdict is `no significant difference`, or `not tested` when a side has fewer than
 //! [`MIN_SAMPLES`] samples or is a summary JSON (statistics only, no samples to test).
@@ -23,7 +25,9 @@ use super::distribution::Bins;
 use super::mann_whitney::{mann_whitney, MannWhitney};
 use super::reservoir::Reservoirs;
 use super::results::{sniff, Format, ResultsError, ResultsReader};
+use super::summary::time_text;
 use super::summary_json::SummaryFile;
+use crate::diag::width::{one_line, pad_end, pad_start, width};
 use crate::metric::Metric;
 use crate::sink::stats::{Stats, SummaryRow};
 
@@ -39,7 +43,7 @@ pub const MIN_SAMPLES: u64 = 10;
 /// The method, as reports state it.
 pub const METHOD: &str = "two-sided Mann-Whitney U test (normal approximation, tie- and continuity-corrected) on \
     up to 10,000 samples per label and side (reservoir sampling, fixed seed); faster or slower only when \
-    p < 0.01 and the median moved by more than 5%";
+    p < 0.01 and the median moved by more than 5%, at the resolution of the times (a JTL's are whole ms)";
 
 /// One side of a comparison: its statistics, and when it was read from samples, their histograms and
 /// reservoirs.
@@ -249,7 +253,8 @@ fn worse_pct(metric: Metric, a: f64, b: f64) -> f64 {
     }
 }
 
-/// A label whose metric got worse by more than allowed.
+/// A label whose metric got worse by more than allowed, as read; `counted` when it did at the resolution of
+/// the times too.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regression {
     /// The label, or TOTAL.
@@ -260,6 +265,15 @@ pub struct Regression {
     pub b: f64,
     /// How much worse, percent (infinite when A's is 0).
     pub worse_pct: f64,
+    /// How much worse at the least, given the resolution of the times (a time metric of a JTL: whole ms);
+    /// `worse_pct` for throughput.
+    pub least_worse_pct: f64,
+    /// Whether it got worse by more than allowed at the resolution too: what `--fail-if-slower` fails on.
+    pub counted: bool,
+    /// The resolution that kept it from counting, when it did: "the 1 ms resolution of both sides' times".
+    pub resolution: String,
+    /// A's and B's values as the table shows them (`< 1` for a time under the resolution).
+    pub shown: (String, String),
 }
 
 /// Compares two sides.
@@ -296,8 +310,9 @@ fn compare_label(label: &str, a: &Side, ra: &SummaryRow, b: &Side, rb: &SummaryR
         (Some(x), Some(y)) => mann_whitney(x, y),
         _ => None,
     };
-    let median_change = change_pct(ra.p50_ms, rb.p50_ms);
-    let (verdict, reason) = decide(test.as_ref(), median_change, ra.samples.min(rb.samples));
+    let medians = Medians::of(ra, rb);
+    let median_change = medians.change_pct();
+    let (verdict, reason) = decide(test.as_ref(), &medians, ra.samples.min(rb.samples));
     let overlay = match (a.histogram(label), b.histogram(label)) {
         (Some(ha), Some(hb)) => {
             let resolution = a.resolution_us().min(b.resolution_us());
@@ -327,25 +342,123 @@ fn compare_label(label: &str, a: &Side, ra: &SummaryRow, b: &Side, rb: &SummaryR
     }
 }
 
+/// Two figures of the same kind (medians, or another time) and the resolution of each side's times: a figure
+/// `t` of a side with resolution `r` stands for a time in [t, t + r) (a JTL's times are cut to whole ms).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Medians {
+    /// A's figure, ms.
+    pub a_ms: f64,
+    /// B's figure, ms.
+    pub b_ms: f64,
+    /// The resolution of A's times, ms.
+    pub a_resolution_ms: f64,
+    /// The resolution of B's times, ms.
+    pub b_resolution_ms: f64,
+}
+
+impl Medians {
+    /// The medians of two rows.
+    pub fn of(a: &SummaryRow, b: &SummaryRow) -> Self {
+        Self::figures(a, b, a.p50_ms, b.p50_ms)
+    }
+
+    /// Two figures of two rows, with the rows' resolutions.
+    fn figures(a: &SummaryRow, b: &SummaryRow, a_ms: f64, b_ms: f64) -> Self {
+        Medians { a_ms, b_ms, a_resolution_ms: a.resolution_ms, b_resolution_ms: b.resolution_ms }
+    }
+
+    /// (B - A) / A in percent, as read; `None` when only A is 0.
+    pub fn change_pct(&self) -> Option<f64> {
+        change_pct(self.a_ms, self.b_ms)
+    }
+
+    /// The smallest change, in percent and with its sign, that the times behind the two figures can have
+    /// made; 0 when they may be equal (the figures are no further apart than the resolution).
+    pub fn least_change_pct(&self) -> f64 {
+        let (a, b) = (self.a_ms, self.b_ms);
+        if b > a {
+            // B's time is at least b; A's below a + r: the least rise is from just below a + r to b.
+            let base = a + self.a_resolution_ms;
+            let rise = b - base;
+            if rise <= 0.0 || base <= 0.0 {
+                return 0.0;
+            }
+            rise / base * 100.0
+        } else if b < a {
+            // A's time is at least a; B's below b + r: the least drop is from a to just below b + r.
+            let drop = a - (b + self.b_resolution_ms);
+            if drop <= 0.0 {
+                return 0.0;
+            }
+            -drop / a * 100.0
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether the resolution of the times, not the figures, decides: a change above `pct` as read, but not
+    /// above it at the resolution.
+    fn resolution_decides(&self, pct: f64) -> bool {
+        self.change_pct().unwrap_or(f64::INFINITY).abs() > pct && self.least_change_pct().abs() <= pct
+    }
+
+    /// `< 1 -> 1.00 ms`: the two figures as the table shows them.
+    fn figures_text(&self) -> String {
+        let (a, b) = (time_text(self.a_ms, self.a_resolution_ms), time_text(self.b_ms, self.b_resolution_ms));
+        format!("{a} -> {b} ms")
+    }
+
+    /// "the 1 ms resolution of A's times", for the coarser side (the one that limits the answer).
+    fn resolution_text(&self) -> String {
+        let (a, b) = (self.a_resolution_ms, self.b_resolution_ms);
+        let whose = if a == b {
+            "both sides'"
+        } else if a > b {
+            "A's"
+        } else {
+            "B's"
+        };
+        format!("the {} ms resolution of {whose} times", a.max(b))
+    }
+}
+
 /// The verdict rule of the module's documentation.
-fn decide(test: Option<&MannWhitney>, median_change: Option<f64>, fewest: u64) -> (Verdict, String) {
+fn decide(test: Option<&MannWhitney>, medians: &Medians, fewest: u64) -> (Verdict, String) {
     let Some(t) = test else {
         return (Verdict::NotTested, "a side has statistics only (a summary JSON): no samples to test".into());
     };
     if fewest < MIN_SAMPLES {
         return (Verdict::NotTested, format!("fewer than {MIN_SAMPLES} samples on a side"));
     }
-    let change = median_change.unwrap_or(f64::INFINITY);
+    let change = medians.change_pct().unwrap_or(f64::INFINITY);
+    let least = medians.least_change_pct();
     let p = p_text(t.p_value);
-    let moved = format!("the median moved {}", format_change(median_change));
+    let moved = format!("the median moved {}", format_change(medians.change_pct()));
+    if change != 0.0 && least == 0.0 {
+        let reason = format!(
+            "{p}; {moved} ({}), within {}: no change at this resolution",
+            medians.figures_text(),
+            medians.resolution_text()
+        );
+        return (Verdict::NoSignificantDifference, reason);
+    }
     if t.p_value >= ALPHA {
         return (Verdict::NoSignificantDifference, format!("{p}, not below {ALPHA}; {moved}"));
     }
-    if change.abs() <= MIN_MEDIAN_CHANGE_PCT {
+    if medians.resolution_decides(MIN_MEDIAN_CHANGE_PCT) {
+        let reason = format!(
+            "{p} < {ALPHA}, but {moved} ({}), at {} as little as {}, not more than {MIN_MEDIAN_CHANGE_PCT}%",
+            medians.figures_text(),
+            medians.resolution_text(),
+            format_change(Some(least))
+        );
+        return (Verdict::NoSignificantDifference, reason);
+    }
+    if least.abs() <= MIN_MEDIAN_CHANGE_PCT {
         let reason = format!("{p} < {ALPHA}, but {moved}, not more than {MIN_MEDIAN_CHANGE_PCT}%");
         return (Verdict::NoSignificantDifference, reason);
     }
-    let verdict = if change > 0.0 { Verdict::Slower } else { Verdict::Faster };
+    let verdict = if least > 0.0 { Verdict::Slower } else { Verdict::Faster };
     (verdict, format!("{p} < {ALPHA} and {moved}"))
 }
 
@@ -381,14 +494,32 @@ fn p_text(p: f64) -> String {
 }
 
 impl Comparison {
-    /// Labels (and TOTAL) whose `metric` got worse by more than `max_pct` percent.
+    /// Labels (and TOTAL) whose `metric` got worse by more than `max_pct` percent as read; those that did at
+    /// the resolution of the times too are `counted`.
     pub fn regressions(&self, metric: Metric, max_pct: f64) -> Vec<Regression> {
         self.rows
             .iter()
             .filter_map(|row| {
                 let (a, b) = (row.a.figure(metric)?, row.b.figure(metric)?);
                 let worse_pct = worse_pct(metric, a, b);
-                (worse_pct > max_pct).then(|| Regression { label: row.label.clone(), a, b, worse_pct })
+                if worse_pct <= max_pct {
+                    return None;
+                }
+                let figures = Medians::figures(&row.a, &row.b, a, b);
+                let time = metric.unit() == crate::metric::Unit::Ms;
+                let least_worse_pct = if time { figures.least_change_pct() } else { worse_pct };
+                let show = |v: f64, r: f64| if time { time_text(v, r) } else { format!("{v:.2}") };
+                let shown = (show(a, row.a.resolution_ms), show(b, row.b.resolution_ms));
+                Some(Regression {
+                    label: row.label.clone(),
+                    a,
+                    b,
+                    worse_pct,
+                    least_worse_pct,
+                    counted: least_worse_pct > max_pct,
+                    resolution: figures.resolution_text(),
+                    shown,
+                })
             })
             .collect()
     }
@@ -399,7 +530,7 @@ impl Comparison {
         let _ = writeln!(out, "A: {}\nB: {}", self.a, self.b);
         let _ = writeln!(out, "Verdicts: {}.", self.method);
         for row in &self.rows {
-            let _ = writeln!(out, "\n{}: {} ({})", row.label, row.verdict, row.reason);
+            let _ = writeln!(out, "\n{}: {} ({})", one_line(&row.label), row.verdict, row.reason);
             if let Some(t) = &row.test {
                 let _ = writeln!(
                     out,
@@ -408,38 +539,39 @@ impl Comparison {
                 );
             }
             let lines = table_lines(row);
-            let widths = [0, 1, 2, 3].map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0));
+            let widths = [0, 1, 2, 3].map(|c| lines.iter().map(|l| width(&l[c])).max().unwrap_or(0));
             for l in &lines {
                 let _ = writeln!(
                     out,
-                    "  {:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}",
-                    l[0],
-                    l[1],
-                    l[2],
-                    l[3],
-                    w0 = widths[0],
-                    w1 = widths[1],
-                    w2 = widths[2],
-                    w3 = widths[3]
+                    "  {}  {}  {}  {}",
+                    pad_end(&l[0], widths[0]),
+                    pad_start(&l[1], widths[1]),
+                    pad_start(&l[2], widths[2]),
+                    pad_start(&l[3], widths[3]),
                 );
             }
         }
         if !self.only_in_a.is_empty() {
-            let _ = writeln!(out, "\nOnly in A: {}", self.only_in_a.join(", "));
+            let _ = writeln!(out, "\nOnly in A: {}", one_line(&self.only_in_a.join(", ")));
         }
         if !self.only_in_b.is_empty() {
-            let _ = writeln!(out, "\nOnly in B: {}", self.only_in_b.join(", "));
+            let _ = writeln!(out, "\nOnly in B: {}", one_line(&self.only_in_b.join(", ")));
         }
         out
     }
 }
 
-/// The rows of a label's table: figure, A, B, B/A; a header first.
+/// The rows of a label's table: figure, A, B, B/A; a header first. A time below the resolution of its side
+/// shows as `< 1` (see [`time_text`]), and its ratio as `-`: it is not known.
 pub fn table_lines(row: &LabelComparison) -> Vec<[String; 4]> {
-    let ms = |v: f64| format!("{v:.2}");
     let (a, b, r) = (&row.a, &row.b, &row.ratios);
     let line = |name: &str, x: String, y: String, q: Option<f64>, xv: f64, yv: f64| {
         [name.to_string(), x, y, format_ratio(q, xv, yv)]
+    };
+    let time = |name: &str, x: f64, y: f64, q: Option<f64>| {
+        let (tx, ty) = (time_text(x, a.resolution_ms), time_text(y, b.resolution_ms));
+        let ratio = if tx.starts_with('<') || ty.starts_with('<') { "-".into() } else { format_ratio(q, x, y) };
+        [name.to_string(), tx, ty, ratio]
     };
     vec![
         ["".into(), "A".into(), "B".into(), "B/A".into()],
@@ -452,13 +584,13 @@ pub fn table_lines(row: &LabelComparison) -> Vec<[String; 4]> {
             a.error_pct,
             b.error_pct,
         ),
-        line("min ms", ms(a.min_ms), ms(b.min_ms), r.min, a.min_ms, b.min_ms),
-        line("mean ms", ms(a.mean_ms), ms(b.mean_ms), r.mean, a.mean_ms, b.mean_ms),
-        line("p50 ms", ms(a.p50_ms), ms(b.p50_ms), r.p50, a.p50_ms, b.p50_ms),
-        line("p90 ms", ms(a.p90_ms), ms(b.p90_ms), r.p90, a.p90_ms, b.p90_ms),
-        line("p95 ms", ms(a.p95_ms), ms(b.p95_ms), r.p95, a.p95_ms, b.p95_ms),
-        line("p99 ms", ms(a.p99_ms), ms(b.p99_ms), r.p99, a.p99_ms, b.p99_ms),
-        line("max ms", ms(a.max_ms), ms(b.max_ms), r.max, a.max_ms, b.max_ms),
+        time("min ms", a.min_ms, b.min_ms, r.min),
+        time("mean ms", a.mean_ms, b.mean_ms, r.mean),
+        time("p50 ms", a.p50_ms, b.p50_ms, r.p50),
+        time("p90 ms", a.p90_ms, b.p90_ms, r.p90),
+        time("p95 ms", a.p95_ms, b.p95_ms, r.p95),
+        time("p99 ms", a.p99_ms, b.p99_ms, r.p99),
+        time("max ms", a.max_ms, b.max_ms, r.max),
         line(
             "throughput/s",
             format!("{:.1}", a.throughput),
@@ -487,18 +619,54 @@ mod tests {
         MannWhitney { n_a: 100, n_b: 100, u_b: 0.0, z: 0.0, p_value, prob_b_slower: 0.5 }
     }
 
+    /// Medians of µs times.
+    fn us(a_ms: f64, b_ms: f64) -> Medians {
+        Medians { a_ms, b_ms, a_resolution_ms: 0.001, b_resolution_ms: 0.001 }
+    }
+
+    /// Medians of whole-ms times (JTL).
+    fn whole_ms(a_ms: f64, b_ms: f64) -> Medians {
+        Medians { a_ms, b_ms, a_resolution_ms: 1.0, b_resolution_ms: 1.0 }
+    }
+
     #[test]
     fn verdict_needs_significance_and_a_real_shift() {
-        assert_eq!(decide(Some(&t(1e-9)), Some(100.0), 100).0, Verdict::Slower);
-        assert_eq!(decide(Some(&t(1e-9)), Some(-50.0), 100).0, Verdict::Faster);
-        assert_eq!(decide(Some(&t(1e-9)), None, 100).0, Verdict::Slower);
-        let (v, why) = decide(Some(&t(1e-9)), Some(2.0), 100);
+        assert_eq!(decide(Some(&t(1e-9)), &us(10.0, 20.0), 100).0, Verdict::Slower);
+        assert_eq!(decide(Some(&t(1e-9)), &us(10.0, 5.0), 100).0, Verdict::Faster);
+        assert_eq!(decide(Some(&t(1e-9)), &us(0.0, 0.5), 100).0, Verdict::Slower);
+        let (v, why) = decide(Some(&t(1e-9)), &us(100.0, 102.0), 100);
         assert_eq!(v, Verdict::NoSignificantDifference);
         assert_eq!(why, "p = 1.0e-9 < 0.01, but the median moved +2.0%, not more than 5%");
-        assert_eq!(decide(Some(&t(0.2)), Some(80.0), 100).0, Verdict::NoSignificantDifference);
-        assert_eq!(decide(Some(&t(1e-9)), Some(80.0), 5).0, Verdict::NotTested);
-        assert_eq!(decide(None, Some(80.0), 100).0, Verdict::NotTested);
+        assert_eq!(decide(Some(&t(0.2)), &us(10.0, 18.0), 100).0, Verdict::NoSignificantDifference);
+        assert_eq!(decide(Some(&t(1e-9)), &us(10.0, 18.0), 5).0, Verdict::NotTested);
+        assert_eq!(decide(None, &us(10.0, 18.0), 100).0, Verdict::NotTested);
         assert_eq!((p_text(0.0), p_text(0.5)), ("p < 1e-300".into(), "p = 0.500".into()));
+    }
+
+    #[test]
+    fn a_change_within_the_resolution_is_no_verdict() {
+        for (a, b) in [(0.0, 1.0), (1.0, 0.0), (1.0, 2.0), (10.0, 11.0)] {
+            let (v, why) = decide(Some(&t(1e-9)), &whole_ms(a, b), 100);
+            assert_eq!(v, Verdict::NoSignificantDifference, "{a} -> {b}: {why}");
+            assert!(
+                why.ends_with("within the 1 ms resolution of both sides' times: no change at this resolution"),
+                "{why}"
+            );
+        }
+        // 10 -> 11.5 ms: +15% as read, but B's 11.5 (µs) may come from A's 10.999 (whole ms): +4.6%.
+        let mixed = Medians { a_ms: 10.0, b_ms: 11.5, a_resolution_ms: 1.0, b_resolution_ms: 0.001 };
+        let (v, why) = decide(Some(&t(1e-9)), &mixed, 100);
+        assert_eq!(v, Verdict::NoSignificantDifference);
+        assert_eq!(
+            why,
+            "p = 1.0e-9 < 0.01, but the median moved +15.0% (10.00 -> 11.50 ms), at the 1 ms resolution of A's times as \
+             little as +4.5%, not more than 5%"
+        );
+        // 0 -> 3 ms: at least from just under 1 ms to 3 ms, +200%; 12 -> 10 ms: at least from 12 to under 11.
+        assert_eq!(decide(Some(&t(1e-9)), &whole_ms(0.0, 3.0), 100).0, Verdict::Slower);
+        assert_eq!(whole_ms(0.0, 3.0).least_change_pct(), 200.0);
+        assert_eq!(decide(Some(&t(1e-9)), &whole_ms(12.0, 10.0), 100).0, Verdict::Faster);
+        assert!((whole_ms(12.0, 10.0).least_change_pct() + 100.0 / 12.0).abs() < 1e-9);
     }
 
     #[test]

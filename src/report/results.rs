@@ -70,6 +70,14 @@ impl Format {
             Format::SummaryJson => "summary JSON",
         }
     }
+
+    /// Every elapsed time read is a multiple of this many µs: 1000 for a JTL (whole ms), 1 for JSON lines.
+    pub fn resolution_us(self) -> u64 {
+        match self {
+            Format::Jtl { .. } => 1000,
+            _ => 1,
+        }
+    }
 }
 
 /// Why a results file cannot be read. Every message names the file, and the line when it is about one.
@@ -310,10 +318,7 @@ impl ResultsReader {
 
     /// Every elapsed time read is a multiple of this many µs: 1000 for a JTL (whole ms), 1 for JSON lines.
     pub fn resolution_us(&self) -> u64 {
-        match self.format {
-            Format::Jtl { .. } => 1000,
-            _ => 1,
-        }
+        self.format.resolution_us()
     }
 
     /// Records returned so far.

@@ -1,11 +1,13 @@
 //! The end-of-run summary as a plain-text table.
 
-use std::fmt::Write as _;
-
+use crate::diag::width::{one_line, pad_end, pad_start, truncate, width};
 use crate::sink::stats::{Summary, SummaryRow};
 
-/// Labels longer than this many characters are cut, ending in an ellipsis.
+/// Labels wider than this many terminal columns are cut, ending in an ellipsis.
 const MAX_LABEL: usize = 40;
+
+/// Times are shown in ms with 2 decimals: this is the finest step they show.
+const SHOWN_STEP_MS: f64 = 0.01;
 
 /// A column of the summary, in the text table and the HTML report alike.
 pub struct Column {
@@ -23,15 +25,15 @@ pub struct Column {
 pub const COLUMNS: [Column; 16] = [
     column("Label", |r| r.label.clone()),
     column("Samples", |r| r.samples.to_string()),
-    column("Mean", |r| ms(r.mean_ms)),
-    column("Min", |r| ms(r.min_ms)),
-    column("Max", |r| ms(r.max_ms)),
-    column("StdDev", |r| ms(r.stddev_ms)),
-    column("p50", |r| ms(r.p50_ms)),
-    column("p90", |r| ms(r.p90_ms)),
-    column("p95", |r| ms(r.p95_ms)),
-    column("p99", |r| ms(r.p99_ms)),
-    Column { in_table: false, ..column("p99.9", |r| ms(r.p999_ms)) },
+    column("Mean", |r| time(r, r.mean_ms)),
+    column("Min", |r| time(r, r.min_ms)),
+    column("Max", |r| time(r, r.max_ms)),
+    column("StdDev", |r| format!("{:.2}", r.stddev_ms)),
+    column("p50", |r| time(r, r.p50_ms)),
+    column("p90", |r| time(r, r.p90_ms)),
+    column("p95", |r| time(r, r.p95_ms)),
+    column("p99", |r| time(r, r.p99_ms)),
+    Column { in_table: false, ..column("p99.9", |r| time(r, r.p999_ms)) },
     Column { in_table: false, ..column("Errors", |r| r.errors.to_string()) },
     column("Error %", |r| format!("{:.2}%", r.error_pct)),
     Column { report_header: Some("Throughput/s"), ..column("Throughput", |r| format!("{:.1}", r.throughput)) },
@@ -50,18 +52,34 @@ const fn column(header: &'static str, cell: fn(&SummaryRow) -> String) -> Column
     Column { header, report_header: None, in_table: true, cell }
 }
 
-/// A time in ms, with 2 decimals.
-fn ms(v: f64) -> String {
-    format!("{v:.2}")
+/// A time figure of a row (none when it has no samples).
+fn time(row: &SummaryRow, ms: f64) -> String {
+    if row.samples == 0 {
+        return format!("{ms:.2}");
+    }
+    time_text(ms, row.resolution_ms)
+}
+
+/// A time in ms with 2 decimals; `< 1` (or `< 0.01`) when all that is known of it is that it lies below the
+/// resolution of the samples (1 ms for a JTL, whose times are cut to whole ms) or below what 2 decimals show.
+/// A figure `t` read from samples of resolution `r` stands for a time in [t, t + r).
+pub fn time_text(ms: f64, resolution_ms: f64) -> String {
+    let step = resolution_ms.max(SHOWN_STEP_MS);
+    if ms + resolution_ms <= step + 1e-9 {
+        format!("< {step}")
+    } else {
+        format!("{ms:.2}")
+    }
 }
 
 /// An aligned table: one row per label, then TOTAL. Times in ms with 2 decimals, throughput in requests per
-/// second, KB = 1024 bytes. The label column is left-aligned, numbers right-aligned.
+/// second, KB = 1024 bytes. The label column is left-aligned, numbers right-aligned, in terminal columns (a
+/// Chinese or Japanese character is two wide); a label's line ends and control characters show as escapes.
 pub fn render_table(summary: &Summary) -> String {
     let headers: Vec<&str> = COLUMNS.iter().filter(|c| c.in_table).map(|c| c.header).collect();
     let cells: Vec<Vec<String>> = summary.rows.iter().chain([&summary.total]).map(cells).collect();
     let widths: Vec<usize> = (0..headers.len())
-        .map(|c| cells.iter().map(|row| row[c].chars().count()).chain([headers[c].len()]).max().unwrap_or(0))
+        .map(|c| cells.iter().map(|row| width(&row[c])).chain([headers[c].len()]).max().unwrap_or(0))
         .collect();
     let rule = "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1));
     let mut out = String::new();
@@ -81,7 +99,7 @@ pub fn render_table(summary: &Summary) -> String {
 fn cells(row: &SummaryRow) -> Vec<String> {
     let mut cells: Vec<String> = COLUMNS.iter().filter(|c| c.in_table).map(|c| (c.cell)(row)).collect();
     if let Some(label) = cells.first_mut() {
-        *label = truncate(label);
+        *label = truncate(&one_line(label), MAX_LABEL).into_owned();
     }
     cells
 }
@@ -89,21 +107,16 @@ fn cells(row: &SummaryRow) -> Vec<String> {
 /// Appends one line: the first cell left-aligned, the others right-aligned, two spaces apart.
 fn line<'a>(out: &mut String, cells: impl Iterator<Item = &'a str>, widths: &[usize]) {
     let mut text = String::new();
-    // Writing to a String cannot fail.
     for (c, (cell, &width)) in cells.zip(widths).enumerate() {
-        let _ = if c == 0 { write!(text, "{cell:<width$}") } else { write!(text, "  {cell:>width$}") };
+        if c == 0 {
+            text.push_str(&pad_end(cell, width));
+        } else {
+            text.push_str("  ");
+            text.push_str(&pad_start(cell, width));
+        }
     }
     out.push_str(text.trim_end());
     out.push('\n');
-}
-
-fn truncate(label: &str) -> String {
-    if label.chars().count() <= MAX_LABEL {
-        return label.to_string();
-    }
-    let mut cut: String = label.chars().take(MAX_LABEL - 1).collect();
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]
@@ -132,6 +145,7 @@ mod tests {
             received_kb_s: 1.5,
             sent_kb_s: 0.75,
             response_codes: BTreeMap::new(),
+            resolution_ms: 0.001,
         }
     }
 
@@ -158,5 +172,17 @@ TOTAL                                        1003   0.54  0.25  1234.50    3.04 
         let table = render_table(&Summary { rows: vec![], total: row("TOTAL", 1, 0.0) });
         assert_eq!(table.lines().count(), 3);
         assert!(table.lines().nth(2).unwrap().starts_with("TOTAL"));
+    }
+
+    #[test]
+    fn times_below_the_resolution_say_so() {
+        assert_eq!(
+            (time_text(0.0, 1.0), time_text(1.0, 1.0), time_text(0.4, 1.0)),
+            ("< 1".into(), "1.00".into(), "0.40".into())
+        );
+        assert_eq!((time_text(0.004, 0.001), time_text(0.0095, 0.001)), ("< 0.01".into(), "0.01".into()));
+        let jtl = SummaryRow { min_ms: 0.0, p50_ms: 0.0, resolution_ms: 1.0, ..row("a", 2, 0.5) };
+        let cells = cells(&jtl);
+        assert_eq!((cells[2].as_str(), cells[3].as_str(), cells[6].as_str()), ("0.50", "< 1", "< 1"));
     }
 }

@@ -15,14 +15,15 @@ use crate::plan::model::Stage;
 const RAMP_TICK: Duration = Duration::from_millis(100);
 
 /// `threads` users, started evenly over `ramp_up`, each looping until its loops or the deadline end; only
-/// the users of `deal` run here, each at its place in the whole group's ramp-up.
+/// the users of `deal` run here, each at its place in the whole group's ramp-up. A user whose place is at or
+/// after the deadline never starts (validation warns of it), so the group ends at its deadline.
 pub async fn fixed(cx: RunContext, group: usize, deal: Deal, start: Instant, deadline: Option<Instant>) {
     let g = &cx.graph.groups[group];
-    let (threads, ramp_up, loops) = (g.threads, g.ramp_up, g.loops);
+    let loops = g.loops;
     let pauses = pauses(&g.think_time, &g.steps);
     let mut users = JoinSet::new();
-    for vu in (1..=threads).filter(|vu| deal.owns_user(*vu)) {
-        let at = crate::clock::after(start, ramp_up.mul_f64(f64::from(vu - 1) / f64::from(threads)));
+    for vu in (1..=g.users_started()).filter(|vu| deal.owns_user(*vu)) {
+        let at = crate::clock::after(start, g.start_offset(vu));
         let user = Box::new(VirtualUser::new(cx.clone(), group, vu, deadline));
         let stop = cx.stop.clone();
         if pauses {

@@ -6,17 +6,7 @@ use crate::plan::model::Stage;
 
 /// Threads wanted `t` into a ramp that starts from 0 and moves linearly to each stage's target.
 pub fn threads_at(stages: &[Stage], t: Duration) -> f64 {
-    let mut from = 0.0;
-    let mut elapsed = Duration::ZERO;
-    for s in stages {
-        if t < elapsed + s.duration {
-            let frac = (t - elapsed).as_secs_f64() / s.duration.as_secs_f64();
-            return from + (s.target - from) * frac;
-        }
-        elapsed += s.duration;
-        from = s.target;
-    }
-    from
+    Stage::value_at(0.0, stages, t)
 }
 
 /// When arrivals are due for a rate that starts at `initial` per second and moves linearly to each

@@ -48,12 +48,10 @@ async fn run_phase(cx: RunContext, phase: Phase) {
         let deal = Deal { segment, base };
         base += u64::from(g.threads);
         let deadline = g.duration.map(|d| crate::clock::after(start, d));
-        match &g.load {
+        match g.load_as_run() {
             Load::Closed => groups.spawn(closed::fixed(cx, gi, deal, start, deadline)),
-            Load::ClosedStages(stages) => groups.spawn(closed::staged(cx, gi, deal, stages.clone(), start, deadline)),
-            Load::Open { initial_rate, stages } => {
-                groups.spawn(open::open(cx, gi, deal, *initial_rate, stages.clone(), start))
-            }
+            Load::ClosedStages(stages) => groups.spawn(closed::staged(cx, gi, deal, stages, start, deadline)),
+            Load::Open { initial_rate, stages } => groups.spawn(open::open(cx, gi, deal, initial_rate, stages, start)),
         };
     }
     drop(cx);

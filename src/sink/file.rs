@@ -5,7 +5,7 @@
 //! failed write), or a device, FIFO or terminal that already exists (opened as it is, never truncated nor
 //! synced; a torn record there cannot be taken back).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use super::SinkError;
+use crate::claim::{Held, Opened};
 
 /// How far an output got: its whole records so far (raised while a write is under way, so another thread
 /// can tell how much of a stalled write landed), and whether the run gave up on it.
@@ -64,26 +65,31 @@ pub fn hold_writes(wait: Duration) -> Option<MutexGuard<'static, ()>> {
     }
 }
 
-/// Opens `path` for writing results and tells whether it is a regular file. A regular file (or a new one,
-/// its missing parent directories made) is truncated; anything else that exists is opened as it is (a FIFO
-/// waits for its reader).
-pub(crate) fn open_output(path: &Path) -> io::Result<(File, bool)> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(|e| match e.kind() {
-            // What mkdir says when the directory's path names a file: "File exists" would mislead.
-            io::ErrorKind::AlreadyExists => {
-                io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", dir.display()))
-            }
-            _ => e,
-        })?;
+/// Opens `path` for writing results ([`crate::claim::open`]: a regular file is checked, locked and
+/// truncated, its missing parent directories made; anything else that exists is opened as it is, a FIFO
+/// waiting for its reader).
+pub(crate) fn open_output(path: &Path) -> io::Result<Opened> {
+    crate::claim::open(path)
+}
+
+/// Checks that records can follow the `kept` bytes of `file`: it starts with `header` (a JTL's, empty for
+/// JSON lines) and ends with a line end, not inside a record a stopped writer left torn.
+fn check_appendable(mut file: &File, header: &[u8], kept: u64) -> io::Result<()> {
+    use std::io::Read;
+    let mut first = vec![0; header.len()];
+    let read = file.seek(SeekFrom::Start(0)).and_then(|_| file.read_exact(&mut first));
+    if kept < header.len() as u64 || read.is_err() || first != header {
+        let why = "its first line is not the header this run writes (another program's, or other columns)";
+        return Err(crate::claim::cannot_append(why.into()));
     }
-    // Not truncated on open: only a regular file is, below, once it is known to be one.
-    let file = OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
-    let regular = file.metadata()?.is_file();
-    if regular {
-        file.set_len(0)?;
+    let mut last = [0];
+    file.seek(SeekFrom::Start(kept - 1)).and_then(|_| file.read_exact(&mut last))?;
+    if last != *b"\n" {
+        let why =
+            "it ends inside a row (its writer was stopped part way); `planrun merge` reads it, leaving that row out";
+        return Err(crate::claim::cannot_append(why.into()));
     }
-    Ok((file, regular))
+    Ok(())
 }
 
 /// fsync, where the file system has it: a file that cannot be synced (EINVAL, ENOTSUP) is not an error.
@@ -99,10 +105,10 @@ pub(crate) fn sync_file(file: &File) -> io::Result<()> {
 const PIPE_BUF: usize = 4096;
 
 pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let (mut file, regular) = open_output(path)?;
-    file.write_all(bytes)?;
-    if regular {
-        sync_file(&file)?;
+    let mut opened = open_output(path)?;
+    opened.file.write_all(bytes)?;
+    if opened.owned {
+        sync_file(&opened.file)?;
     }
     Ok(())
 }
@@ -111,16 +117,15 @@ pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// cannot be written is found before the run sends anything, not after it.
 #[derive(Debug)]
 pub struct WholeFile {
-    file: File,
-    regular: bool,
+    file: Opened,
     path: PathBuf,
 }
 
 impl WholeFile {
     /// Opens `path` as [`open_output`] does (creating or truncating a regular file).
     pub fn open(path: &Path) -> Result<Self, SinkError> {
-        let (file, regular) = open_output(path).map_err(|source| SinkError::Io { path: name(path), source })?;
-        Ok(WholeFile { file, regular, path: path.to_path_buf() })
+        let file = open_output(path).map_err(|source| SinkError::Io { path: name(path), source })?;
+        Ok(WholeFile { file, path: path.to_path_buf() })
     }
 
     /// The path as given.
@@ -130,8 +135,8 @@ impl WholeFile {
 
     /// Writes `bytes`, and syncs a regular file.
     pub fn write(mut self, bytes: &[u8]) -> Result<(), SinkError> {
-        let written =
-            self.file.write_all(bytes).and_then(|()| if self.regular { sync_file(&self.file) } else { Ok(()) });
+        let file = &mut self.file;
+        let written = file.file.write_all(bytes).and_then(|()| if file.owned { sync_file(&file.file) } else { Ok(()) });
         written.map_err(|source| SinkError::Io { path: name(&self.path), source })
     }
 }
@@ -161,21 +166,34 @@ pub(crate) struct RecordFile<W: Write = File> {
     /// Bytes of whole records in `out`.
     whole: u64,
     landed: Arc<Landed>,
+    /// Keeps the file claimed as an output while it is written.
+    _held: Option<Held>,
 }
 
 /// Room for a batch of records, formatted before they go to the file in one write.
 const BUFFER: usize = 256 * 1024;
 
 impl RecordFile<File> {
-    /// Opens `path` (as [`open_output`]) and writes `header` (which is not a record).
-    pub fn create(path: &Path, header: &[u8]) -> Result<Self, SinkError> {
+    /// Opens `path` (as [`open_output`]) and writes `header` (which is not a record). With `append`, a
+    /// regular file that holds records already keeps them (its header must be `header`) and the records
+    /// go after them.
+    pub fn create(path: &Path, header: &[u8], append: bool) -> Result<Self, SinkError> {
         let name = path.display().to_string();
-        let (file, regular) = open_output(path).map_err(|source| SinkError::Io { path: name.clone(), source })?;
-        if regular {
+        let error = |source| SinkError::Io { path: name.clone(), source };
+        let opened = if append { crate::claim::open_appending(path) } else { open_output(path) };
+        let Opened { file, owned, held, kept } = opened.map_err(error)?;
+        let header = if kept > 0 {
+            check_appendable(&file, header, kept).and_then(|()| (&file).seek(SeekFrom::End(0))).map_err(error)?;
+            &b""[..]
+        } else {
+            header
+        };
+        let built = if owned {
             Self::build(file, name, sync_file, Some(cut_file), header)
         } else {
             Self::build(file, name, |_| Ok(()), None, header)
-        }
+        };
+        built.map(|file| RecordFile { _held: Some(held), whole: kept, ..file })
     }
 }
 
@@ -196,7 +214,7 @@ impl<W: Write> RecordFile<W> {
         pending.extend_from_slice(header);
         let ends = if header.is_empty() { Vec::new() } else { vec![header.len()] };
         let landed = Arc::new(Landed::default());
-        let mut file = RecordFile { out, name, sync, cut, pending, ends, whole: 0, landed };
+        let mut file = RecordFile { out, name, sync, cut, pending, ends, whole: 0, landed, _held: None };
         file.commit()?;
         // The header is not a record.
         file.landed = Arc::new(Landed::default());
@@ -289,6 +307,7 @@ impl<W: Write> RecordFile<W> {
 #[cfg(test)]
 pub(crate) mod tests {
     use std::cell::RefCell;
+    use std::fs;
 
     use super::*;
 
@@ -361,7 +380,7 @@ pub(crate) mod tests {
 
     #[test]
     fn devices_are_outputs_that_are_neither_truncated_nor_synced() {
-        let mut file = RecordFile::create(Path::new("/dev/null"), b"header\n").unwrap();
+        let mut file = RecordFile::create(Path::new("/dev/null"), b"header\n", false).unwrap();
         record(&mut file, "a\n");
         file.finish().unwrap();
         assert_eq!(file.landed().records(), 1);

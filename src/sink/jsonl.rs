@@ -96,9 +96,9 @@ impl<'a> Row<'a> {
 
 impl JsonlSink<File> {
     /// Creates (or truncates) the file at `path`, its parent directories included; a device or FIFO that
-    /// exists is written as it is.
-    pub fn create(path: &Path) -> Result<Self, SinkError> {
-        Ok(JsonlSink { file: RecordFile::create(path, b"")?, text: RowText::default(), bodies: false })
+    /// exists is written as it is. With `append`, the lines go after those a regular file holds.
+    pub fn open(path: &Path, append: bool) -> Result<Self, SinkError> {
+        Ok(JsonlSink { file: RecordFile::create(path, b"", append)?, text: RowText::default(), bodies: false })
     }
 }
 

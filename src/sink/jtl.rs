@@ -30,7 +30,13 @@ impl JtlSink<File> {
     /// Creates (or truncates) the file at `path`, its parent directories included, and writes the header;
     /// a device or FIFO that exists is written as it is.
     pub fn create(path: &Path) -> Result<Self, SinkError> {
-        let file = RecordFile::create(path, header().as_bytes())?;
+        Self::open(path, false)
+    }
+
+    /// [`create`](Self::create), or with `append` the rows go after those a regular file holds (its header
+    /// must be planrun's).
+    pub fn open(path: &Path, append: bool) -> Result<Self, SinkError> {
+        let file = RecordFile::create(path, header().as_bytes(), append)?;
         Ok(JtlSink { file, text: RowText::default(), time: TimestampFormat::Millis })
     }
 }

@@ -162,6 +162,15 @@ pub struct SummaryRow {
     pub sent_kb_s: f64,
     /// Number of samples by JTL `responseCode` text (a failing transaction's is empty).
     pub response_codes: BTreeMap<String, u64>,
+    /// The resolution of the elapsed times behind these figures, ms: 1 for a JTL's whole (cut) milliseconds,
+    /// 0.001 for a run's own statistics and JSON lines (µs). A time read as `t` was in [t, t + resolution).
+    #[serde(default = "microsecond")]
+    pub resolution_ms: f64,
+}
+
+/// The resolution of a summary that does not say (written before it was recorded): µs, a run's own.
+fn microsecond() -> f64 {
+    0.001
 }
 
 impl SummaryRow {
@@ -337,6 +346,7 @@ impl Tally {
             received_kb_s: rate(self.bytes as f64 / 1024.0),
             sent_kb_s: rate(self.sent_bytes as f64 / 1024.0),
             response_codes,
+            resolution_ms: ms(resolution_us),
         }
     }
 }
