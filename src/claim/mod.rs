@@ -2,9 +2,9 @@
 //! (a symbolic link, a hard link or another spelling of a path is the same file). Every output goes through
 //! here before a byte is written to it:
 //!
-//! - an output that is an input (noted by [`note_input`]: [`crate::files`] notes the plan, its data, body,
-//!   TLS and stub files and an import's source as they are read; the commands note the result files they
-//!   read) is refused: writing it would destroy what is being read;
+//! - an output that is an input (noted by [`note_input`]: the file readers in `files.rs` note the plan, its
+//!   data, body, TLS and stub files and an import's source as they are read; the commands note the result
+//!   files they read) is refused: writing it would destroy what is being read;
 //! - an output that is already another output of this process is refused;
 //! - a regular file is locked (an exclusive advisory lock, `flock`, never waited for) for the rest of the
 //!   process's life, so a second planrun writing it at the same time is refused instead of interleaving its
