@@ -2,11 +2,16 @@
 //!
 //! The data flows one way, one module a stage:
 //! plan file ([`source`]) -> parsed tree with positions ([`plan::node`]) -> validated plan ([`plan`])
-//! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> [`sample::Sample`]
-//! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
+//! -> compiled execution graph ([`compile`]) -> scheduler and virtual users ([`run`]) -> HTTP engine
+//! ([`http`]) -> [`sample::Sample`] records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines,
+//! statistics) -> reports ([`report`]); requests shown without sending them ([`dry_run`]);
 //! result files of several runs (segments, [`segment`]) made into one ([`merge`]); JMeter plans made into
 //! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]) and
 //! to a page in a browser ([`dashboard`]).
+//!
+//! The HTTP engine is a floor of its own: it has its own request, target and TLS types and names no plan,
+//! run or result type; `compile` and `run` build its requests. No two top-level modules depend on each other,
+//! directly or through others: `tests/layers.rs` checks both rules on the source.
 
 pub(crate) mod claim;
 pub mod cli;
