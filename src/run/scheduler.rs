@@ -7,6 +7,7 @@ use std::time::Instant;
 use tokio::sync::{watch, Barrier};
 use tokio::task::JoinSet;
 
+use super::http::ConnectionCounts;
 use super::vuser::RunContext;
 use super::{closed, open};
 use crate::plan::model::{Load, Phase};
@@ -52,6 +53,8 @@ pub struct Active {
     pub arrivals: Vec<AtomicU64>,
     /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
     pub waited: AtomicU64,
+    /// What the users' HTTP clients count about their connections.
+    pub connections: Arc<ConnectionCounts>,
 }
 
 impl Active {
@@ -63,6 +66,7 @@ impl Active {
             dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
             arrivals: (0..n).map(|_| AtomicU64::new(0)).collect(),
             waited: AtomicU64::new(0),
+            connections: Arc::default(),
         }
     }
 
