@@ -268,8 +268,9 @@ fn print_summary(graph: &Graph, result: &RunResult, jtl_path: &Path) {
     }
     if result.out_of_step > 0 {
         outln!(
-            "Out-of-step connections: {} (the server sent bytes no request asked for, such as a late or second \
-             response; each such connection was closed, see docs/faults.md)",
+            "Out-of-step connections: {} (the server sent bytes no request asked for, a late or second response: \
+             each such connection was closed, and an answer read on it before may have been an earlier request's; \
+             see docs/faults.md)",
             result.out_of_step
         );
     }
