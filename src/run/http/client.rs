@@ -97,7 +97,8 @@ enum TlsSource {
 /// closed when a new origin would make more.
 const PARKED_ORIGINS: usize = 3;
 
-/// A connection idle for at least this long is polled for a close before it is used again.
+/// A connection idle for at least this long is polled for a close, or bytes no request asked for, before it is
+/// used again.
 const IDLE_LOOK: Duration = Duration::from_millis(1);
 
 /// What a run's clients count about their connections, shared by all of them.
@@ -116,10 +117,10 @@ impl ConnectionCounts {
 
 /// The HTTP engine of one virtual user.
 pub struct Client {
-    /// [`IDLE_LOOK`] after the last exchange ended: a connection used before then is not polled for a close
-    /// (a comparison of instants costs less than the duration between them).
+    /// [`IDLE_LOOK`] after the last exchange ended: a connection used before then is not polled (a comparison
+    /// of instants costs less than the duration between them).
     look_after: Option<Instant>,
-    /// Whether the next reuse polls the connection for a close first (see [`Conn::idle_state`]).
+    /// Whether the next reuse polls the connection first (see [`Conn::idle_state`]).
     look: bool,
     /// The connection in use, or last used.
     conn: Option<Conn>,
