@@ -3,7 +3,11 @@
 
 mod common;
 
+use std::time::Duration;
+
+use common::late::{self, Late, LateServer};
 use common::{num, refused_url, run_ok, summary_total, Fault, FaultServer, Jtl, Server, TempDir, GARBAGE};
+use serde_json::Value;
 
 const THREADS: usize = 2;
 const LOOPS: usize = 2;
@@ -235,4 +239,89 @@ thread_groups:
     assert!(num(slow, "elapsed") >= 200);
     let patient = jtl.one("patient");
     assert_eq!((patient["responseCode"].as_str(), patient["success"].as_str()), ("200", "true"), "{patient:?}");
+}
+
+/// Runs a plan of one GET against a [`LateServer`] with `--summary-json`: the rows, stdout and the summary JSON.
+fn run_out_of_step(test: &str, server: &LateServer, threads: u32, loops: u32, think: &str) -> (Jtl, String, Value) {
+    let dir = TempDir::new(test);
+    let plan = format!(
+        r#"
+name: out-of-step
+defaults:
+  base_url: "{}"
+  timeout: 5s
+thread_groups:
+  - name: g
+    threads: {threads}
+    loops: {loops}
+    think_time: {think}
+    steps:
+      - name: get
+        request: {{ url: /x }}
+"#,
+        server.url()
+    );
+    let plan = dir.write("plan.yaml", plan);
+    let summary = dir.join("summary.json");
+    let (out, jtl) = run_ok(&dir, &plan, &["--summary-json", summary.to_str().unwrap()]);
+    assert_eq!(jtl.rows.len() as u64, server.requests(), "one row per request the server read:\n{}", jtl.text);
+    assert_eq!(jtl.rows.len() as u32, threads * loops, "{}", jtl.text);
+    for row in &jtl.rows {
+        let answer = (row["responseCode"].as_str(), row["responseMessage"].as_str(), row["success"].as_str());
+        assert_eq!(answer, ("200", "OK", "true"), "each row has its own answer, not the unasked one: {row:?}");
+    }
+    let sent: u64 = jtl.rows.iter().map(|r| num(r, "sentBytes")).sum();
+    assert_eq!(sent, server.bytes_read(), "sum of sentBytes = bytes the server read");
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    (jtl, common::stdout(&out), summary)
+}
+
+/// A response the server sends while the connection sits idle (here 10 ms after each answer, the user
+/// waiting 300 ms before its next request) is no answer to the next request: the connection is out of step,
+/// so the request goes on a new connection and the run counts it, in the summary and the summary JSON. The
+/// unasked bytes are in no row: they were never read as part of a sample.
+#[test]
+fn a_response_nobody_asked_for_on_an_idle_connection_is_not_the_next_answer() {
+    let server = LateServer::start(Late::After(Duration::from_millis(10)));
+    let (jtl, stdout, summary) = run_out_of_step("faults_late_idle", &server, 2, 4, "300ms");
+    assert_eq!(server.connections(), 8, "every request after a user's first went on a new connection");
+    assert!(stdout.contains("Out-of-step connections: 6 ("), "{stdout}");
+    assert_eq!(summary["connections"]["out_of_step"], 6, "{summary:#}");
+    let got: u64 = jtl.rows.iter().map(|r| num(r, "bytes")).sum();
+    assert_eq!(got, 8 * late::ANSWER.len() as u64, "each row counts its answer:\n{}", jtl.text);
+}
+
+/// Bytes right after a response's end, read with it, close the connection after that response: they are
+/// counted as out of step too, and in the row that read them (they crossed the wire during its read).
+#[test]
+fn bytes_after_a_response_close_its_connection_and_are_counted() {
+    let server = LateServer::start(Late::Glued);
+    let (jtl, stdout, summary) = run_out_of_step("faults_late_glued", &server, 2, 3, "0ms");
+    assert_eq!(server.connections(), 6, "no connection carried a second request");
+    assert!(stdout.contains("Out-of-step connections: 6 ("), "{stdout}");
+    assert_eq!(summary["connections"]["out_of_step"], 6, "{summary:#}");
+    let got: u64 = jtl.rows.iter().map(|r| num(r, "bytes")).sum();
+    assert_eq!(got, server.bytes_written(), "sum of bytes = bytes the server wrote:\n{}", jtl.text);
+}
+
+/// A server in step: nothing counted, and the summary says nothing of it.
+#[test]
+fn a_server_in_step_has_no_out_of_step_connections() {
+    let server = Server::start();
+    let dir = TempDir::new("faults_in_step");
+    let plan = dir.write(
+        "plan.yaml",
+        format!(
+            "name: p\ndefaults: {{ base_url: \"{}\" }}\nthread_groups:\n  - name: g\n    threads: 2\n    loops: 3\n    \
+             think_time: 5ms\n    steps:\n      - name: get\n        request: {{ url: /ok }}\n",
+            server.url()
+        ),
+    );
+    let summary = dir.join("summary.json");
+    let (out, jtl) = run_ok(&dir, &plan, &["--summary-json", summary.to_str().unwrap()]);
+    assert_eq!(jtl.rows.len(), server.count());
+    assert_eq!(server.connections(), 2, "one kept-alive connection per user");
+    assert!(!common::stdout(&out).contains("Out-of-step"), "{}", common::stdout(&out));
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(summary["connections"]["out_of_step"], 0, "{summary:#}");
 }

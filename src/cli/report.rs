@@ -13,7 +13,7 @@ use crate::report::results::{read_back, Format, ResultsError, ResultsReader, DAT
 use crate::report::spreadsheet::TooManyRows;
 use crate::report::summary::render_table;
 use crate::report::summary_csv::summary_csv;
-use crate::report::summary_json::SummaryFile;
+use crate::report::summary_json::{Connections, SummaryFile};
 use crate::sink::stats::Stats;
 use crate::sink::timestamp::TimestampFormat;
 use crate::sink::{SinkError, WholeFile};
@@ -169,15 +169,16 @@ impl Outputs {
 
 /// At the end of a run: the summary JSON and CSV from the run's own statistics (µs precision), and the report
 /// read back from the JTL just written, so it is the report `planrun report` of that JTL gives. Returns what
-/// could not be written. The summary JSON also has the run's dropped iterations.
+/// could not be written. The summary JSON also has the run's dropped iterations and connection counts.
 pub(super) fn after_run(
     stats: &Stats,
     jtl: &Path,
     outputs: Outputs,
-    dropped: Option<crate::report::dropped::DroppedIterations>,
+    (dropped, connections): (Option<crate::report::dropped::DroppedIterations>, Connections),
 ) -> Vec<String> {
     let report = outputs.report.is_some().then(|| read(jtl).map(|a| a.data()));
-    outputs.write(&SummaryFile { dropped_iterations: dropped, ..SummaryFile::new(stats) }, report)
+    let file = SummaryFile { dropped_iterations: dropped, connections: Some(connections), ..SummaryFile::new(stats) };
+    outputs.write(&file, report)
 }
 
 /// The HTML report of a results file, when it can be read back.

@@ -21,6 +21,7 @@ use crate::limits::TooFewFiles;
 use crate::pipeline::{PrepareError, StubMode};
 use crate::plan::PlanOptions;
 use crate::report::summary::render_table;
+use crate::report::summary_json::Connections;
 use crate::report::thresholds::{evaluate_run, render as render_thresholds};
 use crate::run::{Active, RunResult, StartError};
 use crate::sink::bodies::BodyFiles;
@@ -206,7 +207,8 @@ async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
     }
     // Only a plan with open-model groups can drop iterations: the others' summary JSON has no such field.
     let dropped = (!dropped.groups.is_empty()).then_some(dropped);
-    let after = super::report::after_run(&result.stats, &jtl_path, after, dropped);
+    let connections = Connections { out_of_step: result.out_of_step };
+    let after = super::report::after_run(&result.stats, &jtl_path, after, (dropped, connections));
     for e in &after {
         errln!("error: {e}");
     }
@@ -299,6 +301,14 @@ fn print_summary(graph: &Graph, result: &RunResult, jtl_path: &Path) {
         outln!(
             "Internal errors: {internal} (planrun failed inside these samples: a bug, please report it with their \
              responseMessage; the run went on)"
+        );
+    }
+    if result.out_of_step > 0 {
+        outln!(
+            "Out-of-step connections: {} (the server sent bytes no request asked for, a late or second response: \
+             each such connection was closed, and an answer read on it before may have been an earlier request's; \
+             see docs/faults.md)",
+            result.out_of_step
         );
     }
     if let Some(why) = &result.data_stop {

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::pin::pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,7 +14,7 @@ use rustls::ClientConfig;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::conn::{give_back, take_write_buf, Conn};
+use super::conn::{give_back, take_write_buf, Conn, Idle};
 use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::encode::encode;
@@ -96,15 +97,30 @@ enum TlsSource {
 /// closed when a new origin would make more.
 const PARKED_ORIGINS: usize = 3;
 
-/// A connection idle for at least this long is polled for a close before it is used again.
+/// A connection idle for at least this long is polled for a close, or bytes no request asked for, before it is
+/// used again.
 const IDLE_LOOK: Duration = Duration::from_millis(1);
+
+/// What a run's clients count about their connections, shared by all of them.
+#[derive(Debug, Default)]
+pub struct ConnectionCounts {
+    out_of_step: AtomicU64,
+}
+
+impl ConnectionCounts {
+    /// Kept-alive connections closed because the server sent bytes no request asked for: found on the
+    /// connection while it sat idle (the request then went on a new connection), or after a response's end.
+    pub fn out_of_step(&self) -> u64 {
+        self.out_of_step.load(Ordering::Relaxed)
+    }
+}
 
 /// The HTTP engine of one virtual user.
 pub struct Client {
-    /// [`IDLE_LOOK`] after the last exchange ended: a connection used before then is not polled for a close
-    /// (a comparison of instants costs less than the duration between them).
+    /// [`IDLE_LOOK`] after the last exchange ended: a connection used before then is not polled (a comparison
+    /// of instants costs less than the duration between them).
     look_after: Option<Instant>,
-    /// Whether the next reuse polls the connection for a close first (see [`Conn::is_open`]).
+    /// Whether the next reuse polls the connection first (see [`Conn::idle_state`]).
     look: bool,
     /// The connection in use, or last used.
     conn: Option<Conn>,
@@ -120,6 +136,8 @@ pub struct Client {
     body_limit: usize,
     tls: TlsSource,
     timer: Deadline,
+    /// Where out-of-step connections are counted, when the run counts them.
+    counts: Option<Arc<ConnectionCounts>>,
 }
 
 impl Client {
@@ -137,6 +155,20 @@ impl Client {
             body_limit,
             tls: TlsSource::Default,
             timer: Deadline::default(),
+            counts: None,
+        }
+    }
+
+    /// The same client, counting its connections into `counts`.
+    pub fn counting(self, counts: Arc<ConnectionCounts>) -> Self {
+        Self { counts: Some(counts), ..self }
+    }
+
+    /// Counts a connection found out of step.
+    #[cold]
+    fn out_of_step(&self) {
+        if let Some(c) = &self.counts {
+            c.out_of_step.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -316,7 +348,11 @@ impl Client {
         // A connection taken out of the parked ones, or reached through a redirect, has sat idle: look.
         let look = self.switch_to(origin) || self.look;
         self.look = true;
-        let mut reused = self.conn.as_mut().is_some_and(|c| c.origin == *origin && c.is_open(look));
+        let idle = self.conn.as_mut().filter(|c| c.origin == *origin).map(|c| c.idle_state(look));
+        if idle == Some(Idle::OutOfStep) {
+            self.out_of_step();
+        }
+        let mut reused = idle == Some(Idle::Open);
         let mut wire = take_write_buf();
         let inline = match encode(req, &mut wire) {
             Ok(inline) => inline,
@@ -355,7 +391,7 @@ impl Client {
             conn.stats.reset();
             let result = conn.exchange(req, &wire, inline, keep, &mut ex.result).await;
             let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.first_read);
-            let reusable = conn.reusable();
+            let (reusable, out_of_step) = (conn.reusable(), conn.out_of_step());
             settle(&conn.stats, ex);
             match result {
                 // A kept-alive connection the server closed while it was idle, noticed only now (its FIN or
@@ -377,6 +413,9 @@ impl Client {
                 }
                 Ok(size) => {
                     if !reusable {
+                        if out_of_step {
+                            self.out_of_step();
+                        }
                         self.conn = None;
                     }
                     self.note_first_byte(response_began, first_byte);

@@ -45,33 +45,60 @@ pub struct Conn {
     reusable: bool,
     /// When the last exchange's response began: its first bytes came (decrypted ones, over TLS).
     pub first_read: Option<Instant>,
+    /// Whether bytes came after the last response's end: the server sent what no request asked for.
+    out_of_step: bool,
+}
+
+/// What a look at a connection that sat idle found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// Nothing: it can take the next request.
+    Open,
+    /// The last response left it unusable, or the server closed it (or reset it) since.
+    Closed,
+    /// Bytes came that no request asked for: a response sent late, or twice. Taken for the next request's
+    /// answer they would put every later answer one request behind.
+    OutOfStep,
 }
 
 impl Conn {
     /// A connection over an opened stream.
     pub fn new(origin: Arc<Origin>, io: Stream, stats: Arc<WireStats>) -> Self {
-        Self { origin, io, stats, reusable: true, first_read: None }
+        Self { origin, io, stats, reusable: true, first_read: None, out_of_step: false }
     }
 
     /// Whether the connection can take another request: the last response left it open, and (with `look`)
-    /// a read attempted now, without waiting, finds nothing: a FIN (or anything else) that came while the
-    /// user was elsewhere means the server is done with it. `look` false skips that: a connection used a
-    /// moment ago rarely has a close waiting, and a close that crosses the request is retried instead.
-    pub fn is_open(&mut self, look: bool) -> bool {
-        if self.reusable && look {
+    /// a read attempted now, without waiting, finds nothing. A FIN that came while the user was elsewhere
+    /// means the server is done with it; bytes mean it is out of step (no request is waiting for them). `look`
+    /// false skips the read: a connection used a moment ago rarely has anything waiting, and a close that
+    /// crosses the request is retried instead.
+    pub fn idle_state(&mut self, look: bool) -> Idle {
+        if !self.reusable {
+            return Idle::Closed;
+        }
+        if look {
             let mut cx = Context::from_waker(Waker::noop());
             let mut byte = [0u8; 1];
             let mut buf = ReadBuf::new(&mut byte);
-            if Pin::new(&mut self.io).poll_read(&mut cx, &mut buf).is_ready() {
+            if let Poll::Ready(read) = Pin::new(&mut self.io).poll_read(&mut cx, &mut buf) {
                 self.reusable = false;
+                return match read {
+                    Ok(()) if !buf.filled().is_empty() => Idle::OutOfStep,
+                    _ => Idle::Closed,
+                };
             }
         }
-        self.reusable
+        Idle::Open
     }
 
     /// Whether the last exchange left the connection usable for another request.
     pub fn reusable(&self) -> bool {
         self.reusable
+    }
+
+    /// Whether bytes came after the last exchange's response (the connection is then not reusable).
+    pub fn out_of_step(&self) -> bool {
+        self.out_of_step
     }
 
     /// Sends `head` (the encoded request head, with the body when `inline`) and reads the response into
@@ -87,6 +114,7 @@ impl Conn {
         into: &mut Result<Response, Failure>,
     ) -> Result<u64, Failure> {
         self.reusable = false;
+        self.out_of_step = false;
         self.first_read = None;
         self.io.write_all(head).await.map_err(|e| Failure::io(&e))?;
         if !inline {
@@ -139,6 +167,7 @@ impl Conn {
         }
         // Bytes after the response were not asked for: the connection's framing cannot be trusted further.
         self.reusable = head.keep_alive && !extra && !close_asked;
+        self.out_of_step = extra;
         let Head { status, reason, version, headers, data_type, .. } = head;
         let body = kept.map(BytesMut::freeze);
         *into = Ok(Response { status, reason, data_type, body, headers, version });

@@ -243,8 +243,7 @@ fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, De
     }
     let reason = match status.canonical_reason() {
         Some(standard) if reason == standard.as_bytes() => Cow::Borrowed(standard),
-        // Either parser's reason is ASCII or text: nothing is lost.
-        _ => Cow::Owned(String::from_utf8_lossy(reason).into_owned()),
+        _ => Cow::Owned(latin1(reason)),
     };
     let data_type = match content_type {
         Some((start, len)) => super::client::data_type(headers::visible(buf, start, len)),
@@ -276,7 +275,26 @@ fn parse_uncommon<'a>(buf: &'a [u8], seen: &mut Seen<'a>) -> Result<Option<HeadS
     for h in res.headers.iter() {
         seen.line(buf, h.name.as_bytes(), h.value);
     }
-    Ok(Some((len, code, minor, reason.as_bytes())))
+    // httparse gives a reason with a byte beyond ASCII as an empty one: the bytes are taken from the line.
+    let reason = if reason.is_empty() { sent_reason(buf) } else { reason.as_bytes() };
+    Ok(Some((len, code, minor, reason)))
+}
+
+/// The reason phrase's bytes in a status line httparse has accepted: after the empty lines it skips,
+/// `HTTP/1.x NNN `, up to the line's end.
+fn sent_reason(buf: &[u8]) -> &[u8] {
+    let start = buf.iter().position(|&b| b != b'\r' && b != b'\n').unwrap_or(buf.len());
+    let line = &buf[start..];
+    let Some(rest) = line.get(13..).filter(|_| line.get(12) == Some(&b' ')) else { return &[] };
+    let end = rest.iter().position(|&b| b == b'\r' || b == b'\n').unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// A reason phrase as JMeter's HttpClient 4 reads it: one character per byte, ISO-8859-1 (its session
+/// buffer's default, with no charset configured). Every byte is kept: the characters' code points are the
+/// bytes the server sent.
+fn latin1(reason: &[u8]) -> String {
+    reason.iter().map(|&b| char::from(b)).collect()
 }
 
 /// What the header lines of a head say about its framing, its dataType and its cookies. httparse (or
@@ -811,5 +829,20 @@ mod tests {
         let mut last = b"\r\nxyz".to_vec();
         let (head, early) = reader.take(&mut last, &Method::GET, true).unwrap().unwrap();
         assert_eq!((head.status, head.framing, early), (204, Framing::Empty, &b"xyz"[..]));
+    }
+
+    #[test]
+    fn a_reason_beyond_ascii_keeps_every_byte_as_iso_8859_1() {
+        let reason = |head: &[u8]| {
+            let mut buf = head.to_vec();
+            let (head, _) = HeadReader::default().take(&mut buf, &Method::GET, false).unwrap().unwrap();
+            head.reason.into_owned()
+        };
+        assert_eq!(reason(b"HTTP/1.1 200 Caf\xc3\xa9 OK\r\nContent-Length: 0\r\n\r\n"), "Caf\u{c3}\u{a9} OK");
+        assert_eq!(reason(b"HTTP/1.1 200 Caf\xe9\r\nContent-Length: 0\r\n\r\n"), "Caf\u{e9}");
+        assert_eq!(reason(b"\r\n\nHTTP/1.0 404 \xff\tno \x80\nContent-Length: 0\n\n"), "\u{ff}\tno \u{80}");
+        assert_eq!(reason(b"HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n"), "");
+        assert_eq!(reason(b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"), "");
+        assert_eq!(reason(b"HTTP/1.1 200 Fine\r\nContent-Length: 0\r\n\r\n"), "Fine");
     }
 }

@@ -22,7 +22,7 @@ mod stream;
 pub mod target;
 mod tls;
 
-pub use client::{Client, Exchange, Response};
+pub use client::{Client, ConnectionCounts, Exchange, Response};
 pub use error::Failure;
 pub use headers::Headers;
 pub use hop::{Hop, How, Record, Recorded};

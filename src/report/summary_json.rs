@@ -34,6 +34,16 @@ pub struct SummaryFile {
     /// `report` or `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_iterations: Option<super::dropped::DroppedIterations>,
+    /// What the run counted about its connections (`planrun run` only: a JTL does not hold it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<Connections>,
+}
+
+/// What a run counted about its connections.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Connections {
+    /// Kept-alive connections closed because the server sent bytes no request asked for (docs/faults.md).
+    pub out_of_step: u64,
 }
 
 impl SummaryFile {
@@ -49,6 +59,7 @@ impl SummaryFile {
             labels: summary.rows,
             total: summary.total,
             dropped_iterations: None,
+            connections: None,
         }
     }
 

@@ -2,10 +2,12 @@
 //! iterations, and the signal to stop.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use tokio::sync::watch;
 
 use crate::compile::Graph;
+use crate::http::ConnectionCounts;
 use crate::plan::model::Load;
 use crate::report::dropped::{DroppedIterations, GroupDropped};
 
@@ -23,6 +25,8 @@ pub struct Active {
     pub arrivals: Vec<AtomicU64>,
     /// Samples whose user had to wait because the channel to the sinks was full (back-pressure).
     pub waited: AtomicU64,
+    /// What the users' HTTP clients count about their connections.
+    pub connections: Arc<ConnectionCounts>,
 }
 
 impl Active {
@@ -51,6 +55,7 @@ impl Active {
             dropped: (0..n).map(|_| AtomicU64::new(0)).collect(),
             arrivals: (0..n).map(|_| AtomicU64::new(0)).collect(),
             waited: AtomicU64::new(0),
+            connections: Arc::default(),
         }
     }
 

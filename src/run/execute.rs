@@ -35,6 +35,8 @@ pub struct RunResult {
     pub data_stop: Option<String>,
     /// Samples whose user waited for the sinks to catch up (back-pressure).
     pub waited: u64,
+    /// Kept-alive connections closed because the server sent bytes no request asked for.
+    pub out_of_step: u64,
 }
 
 /// The most runtimes a run spreads its users over (`--cores`).
@@ -133,8 +135,10 @@ pub async fn execute_with(
     let dropped = active.dropped.iter().map(|d| d.load(std::sync::atomic::Ordering::Relaxed)).collect();
     let data_stop = data.failure().or_else(|| data_end.get().cloned());
     let waited = active.waited.load(std::sync::atomic::Ordering::Relaxed);
+    let out_of_step = active.connections.out_of_step();
     let wall = started.elapsed();
-    Ok(RunResult { stats: drained.stats, outputs: drained.outputs, interrupted, wall, dropped, data_stop, waited })
+    let (stats, outputs) = (drained.stats, drained.outputs);
+    Ok(RunResult { stats, outputs, interrupted, wall, dropped, data_stop, waited, out_of_step })
 }
 
 /// One single-threaded runtime per core, with its segment, made before anything is sent.

@@ -135,7 +135,8 @@ impl VirtualUser {
                 graph.defaults.cookies,
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
                 crate::http::shared_tls_config(&graph.defaults.tls),
-            ),
+            )
+            .counting(cx.active.connections.clone()),
             thread: ThreadId { group: g.name.clone(), group_no: Graph::group_number(group), vu },
             cx,
             group,

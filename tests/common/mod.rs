@@ -745,3 +745,6 @@ pub fn chromium() -> Option<String> {
         found.status.success().then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
     })
 }
+
+/// A server that sends responses nobody asked for.
+pub mod late;
