@@ -31,6 +31,7 @@ pub(crate) mod report;
 pub mod run;
 pub mod sample;
 pub(crate) mod segment;
+pub mod session;
 pub mod sink;
 pub mod source;
 pub(crate) mod stub;
