@@ -281,4 +281,3 @@ fn report_outputs(result: &RunResult) {
         errln!("planrun: {} of {} samples could not be written to {}{why}", out.unwritten(), out.samples, out.name);
     }
 }
-

@@ -87,7 +87,8 @@ impl Observer for Guard {
         let summary = stats.summary();
         let (active, graph) = &self.counters;
         let dropped = active.dropped_iterations(graph);
-        if let Some(v) = evaluate_run(&due, &summary, Some(&dropped)).into_iter().find(|v| !v.passed && v.measured.is_some())
+        if let Some(v) =
+            evaluate_run(&due, &summary, Some(&dropped)).into_iter().find(|v| !v.passed && v.measured.is_some())
         {
             let label = v.threshold.label.as_deref().unwrap_or("TOTAL").to_string();
             self.abort(EarlyStop::Threshold { text: v.threshold.text.clone(), label });
