@@ -6,7 +6,8 @@
 //! records on a bounded channel -> sinks ([`sink`]: JTL, JSON lines, statistics) -> reports ([`report`]);
 //! result files of several runs (segments, [`segment`]) made into one ([`merge`]); JMeter plans made into
 //! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]) and
-//! to a page in a browser ([`dashboard`]).
+//! to a page in a browser ([`dashboard`]). A run of a plan with all its outputs is composed in [`session`], for
+//! the command line ([`cli`]) and for programs that run plans themselves.
 
 pub(crate) mod claim;
 pub mod cli;

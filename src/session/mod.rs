@@ -367,6 +367,5 @@ pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Resu
     if let Some(jtl) = report.result.outputs.first().filter(|_| report.results.is_file()) {
         report.too_many_rows = TooManyRows::check(&jtl.name, jtl.written);
     }
-    report.early_stop = early_stop.get().cloned();
     Ok(report)
 }
