@@ -70,7 +70,7 @@ pub enum Refused {
     /// `--append` to a file whose rows cannot be followed by this run's.
     #[error("cannot add rows to it: {why}")]
     CannotAppend {
-        /// Why.
+        /// What in the file stops the append: its header, or a last row cut short.
         why: String,
     },
     /// Another process holds the file's lock.

@@ -72,7 +72,7 @@ pub struct RequestNode {
 /// A request header: its name, and its value as a template, or already made when it is fixed text.
 #[derive(Debug, Clone)]
 pub struct HeaderNode {
-    /// The name.
+    /// The header's name, parsed once at validation.
     pub name: HeaderName,
     /// The value's template.
     pub value: Tpl,

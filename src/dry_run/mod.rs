@@ -16,7 +16,7 @@ use crate::diag::Diagnostics;
 use crate::http::WireRequest;
 use crate::mask::Masks;
 use crate::plan::model::{DataMode, DataScope, OnEof};
-use crate::run::data_sources::{DataError, DataSources};
+use crate::run::data_rows::{DataError, DataSources};
 use crate::run::{user_masks, user_scope, wire};
 use crate::source::Source;
 use crate::template::Scope;

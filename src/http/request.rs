@@ -9,7 +9,7 @@ use super::target::Target;
 /// A request exactly as it goes on the wire.
 #[derive(Debug, Clone)]
 pub struct WireRequest {
-    /// The method.
+    /// The method, sent as it is.
     pub method: Method,
     /// Where it goes: the full URL (query included), its origin and Host.
     pub target: Target,

@@ -1,6 +1,6 @@
 //! `data:`: CSV data sets, checked at load time (file, columns, ragged rows) without keeping their rows.
 //!
-//! Each file is read once, streaming, by [`crate::data_set::scan`]: the rows are counted and every one is
+//! Each file is read once, streaming, by [`crate::csv_scan::scan`]: the rows are counted and every one is
 //! checked to have as many fields as the header (or `columns:`), so a bad file is refused before anything is
 //! sent, with the file's own line number. What the scan found about where the rows are is kept in the
 //! [`DataSet`] for the run. Only regular files are read: a FIFO, a device or a directory is refused before
@@ -14,7 +14,7 @@ use super::decode::Ctx;
 use super::model::{DataMode, DataScope, DataSet, OnEof, ThreadGroup};
 use super::node::{Node, Value};
 use super::vocab;
-use crate::data_set::{self, Scan, ScanError};
+use crate::csv_scan::{self, Scan, ScanError};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::files::{NotAFile, MAX_ROW_TEXT};
 use crate::source::Span;
@@ -369,7 +369,7 @@ fn check_file(
     random: bool,
 ) -> Option<Scan> {
     let names: Option<Vec<Arc<str>>> = columns.map(|c| c.iter().map(|(n, _)| n.clone()).collect());
-    let scan = match data_set::scan(path, delimiter, names.as_deref(), random) {
+    let scan = match csv_scan::scan(path, delimiter, names.as_deref(), random) {
         Ok(scan) => scan,
         Err(ScanError::Io(e)) if e.get_ref().is_some_and(|inner| inner.is::<NotAFile>()) => {
             let what = e.get_ref().and_then(|inner| inner.downcast_ref::<NotAFile>()).map_or("not a file", |n| n.what);

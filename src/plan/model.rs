@@ -263,7 +263,7 @@ pub enum Think {
     Uniform(Duration, Duration),
     /// Normally distributed, never negative.
     Gaussian {
-        /// Mean.
+        /// The mean pause.
         mean: Duration,
         /// Standard deviation.
         stddev: Duration,

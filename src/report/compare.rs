@@ -193,7 +193,7 @@ pub struct LabelComparison {
     pub median_change_pct: Option<f64>,
     /// The test, when both sides have samples.
     pub test: Option<MannWhitney>,
-    /// The verdict.
+    /// Slower, faster or no change, from the test and the median's move at the data's resolution.
     pub verdict: Verdict,
     /// Why, in one line.
     pub reason: String,

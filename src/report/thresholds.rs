@@ -10,7 +10,7 @@ use crate::sink::stats::Summary;
 /// One threshold's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
-    /// The threshold.
+    /// The threshold judged, with its text and plan line.
     pub threshold: Threshold,
     /// The measured value in the threshold's unit; `None` when its label has no samples.
     pub measured: Option<f64>,

@@ -25,7 +25,7 @@ thread_local! {
 /// Whatever `work` borrowed may be half-updated afterwards: the caller resets what it cannot trust.
 ///
 /// Not an `async fn`: one would wrap the polling in a state machine of its own, a layer more on every
-/// request's path (docs/performance.md, session 11).
+/// request's path (measured: see docs/performance.md).
 pub fn catch<'a, F: Future>(mut work: Pin<&'a mut F>) -> impl Future<Output = Result<F::Output, String>> + 'a {
     install_hook();
     poll_fn(move |cx| {

@@ -7,7 +7,7 @@ use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, watch, Barrier};
 
 use super::active::Active;
-use super::data_sources::{DataError, DataSources};
+use super::data_rows::{DataError, DataSources};
 use super::options::RunOptions;
 use super::scheduler::schedule;
 use super::vuser::RunContext;

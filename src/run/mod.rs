@@ -6,7 +6,7 @@ mod active;
 mod catch;
 mod check;
 mod closed;
-pub mod data_sources;
+pub mod data_rows;
 mod deal;
 mod debug_text;
 mod detail;

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 use super::active::{stopped, Active};
 use super::catch::catch;
 use super::check::{check, truthy, Observed};
-use super::data_sources::{DataSources, UserCursors};
+use super::data_rows::{DataSources, UserCursors};
 use super::extract::extract;
 use super::options::{RunOptions, Wants};
 use super::wire;

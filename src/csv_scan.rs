@@ -4,7 +4,7 @@
 //!
 //! [`scan`] reads the file once, streaming, when the plan is loaded. What it finds serves both: validation
 //! turns the header, the field counts and the encoding into diagnostics (`plan::data_sets`), and the run starts
-//! reading at [`Scan::first_row`] and draws random rows from [`Scan::starts`] (`run::data_sources`), without
+//! reading at [`Scan::first_row`] and draws random rows from [`Scan::starts`] (`run::data_rows`), without
 //! reading the file again before it starts. Memory does not depend on the file's size, except for the
 //! offsets of a random set's rows (8 bytes a row), which its run needs anyway.
 

@@ -15,7 +15,7 @@
 //!   the readers share the set's file, so 10,000 users do not need 10,000 more open files on top of their
 //!   sockets (see [`crate::limits`]).
 //! - **random**: the byte offset where each row starts, found by the load-time scan
-//!   ([`crate::data_set::scan`]): 8 bytes a row, so a 1 GB file of 10 million rows costs 80 MB of index, not
+//!   ([`crate::csv_scan::scan`]): 8 bytes a row, so a 1 GB file of 10 million rows costs 80 MB of index, not
 //!   1 GB. Each draw picks a row with the user's seeded generator and reads it at its offset, with the user's
 //!   own reader.
 //!
@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
 use rand::Rng;
 
-use crate::data_set::rows_reader;
+use crate::csv_scan::rows_reader;
 use crate::files::{open_regular, RowLimit};
 use crate::plan::model::{DataMode, DataScope, DataSet, OnEof};
 use crate::segment::Turns;
@@ -467,7 +467,7 @@ mod tests {
     /// The set with what the load-time scan finds in its file (nothing when it cannot be read).
     fn scanned(mut s: DataSet) -> DataSet {
         let columns = (!s.has_header).then(|| s.columns.clone());
-        if let Ok(scan) = crate::data_set::scan(&s.file, s.delimiter, columns.as_deref(), s.mode == DataMode::Random) {
+        if let Ok(scan) = crate::csv_scan::scan(&s.file, s.delimiter, columns.as_deref(), s.mode == DataMode::Random) {
             (s.rows, s.len, s.first_row, s.starts) = (scan.rows, scan.len, scan.first_row, scan.starts);
         }
         s
@@ -834,7 +834,7 @@ mod tests {
         assert_eq!(data.advance(&mut c, &s), Err(EndOfData { set: Arc::from("recipients"), on_eof: OnEof::StopRun }));
         let failure = data.failure().expect("the reason is kept");
         assert!(failure.contains("longer than the limit of 1 MiB"), "{failure}");
-        let scan = crate::data_set::scan(&file, b',', None, true).expect("the scan reads up to the long row");
+        let scan = crate::csv_scan::scan(&file, b',', None, true).expect("the scan reads up to the long row");
         assert_eq!(scan.too_long, Some(3), "indexing a random set reads every row");
     }
 
