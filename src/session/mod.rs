@@ -245,6 +245,8 @@ impl RunReport {
 }
 
 /// Runs the plan of `spec` with its outputs until it ends or `stop` says so; `listener` hears what happens.
+/// Each output stays claimed for the rest of the process: another run in the same process writes files of
+/// its own.
 pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Result<RunReport, RunError> {
     let mut warnings = Warnings::default();
     let ready = prepare(&spec.plan, spec.plan_options, StubMode::Start, &mut warnings).await;
