@@ -7,7 +7,8 @@
 //! statistics) -> reports ([`report`]); requests shown without sending them ([`dry_run`]);
 //! result files of several runs (segments, [`segment`]) made into one ([`merge`]); JMeter plans made into
 //! planrun plans ([`import`]); figures streamed to time-series databases while the run goes on ([`live`]) and
-//! to a page in a browser ([`dashboard`]).
+//! to a page in a browser ([`dashboard`]). A run of a plan with all its outputs is composed in [`session`], for
+//! the command line ([`cli`]) and for programs that run plans themselves.
 //!
 //! The HTTP engine is a floor of its own: it has its own request, target and TLS types and names no plan,
 //! run or result type; `compile` and `run` build its requests. No two top-level modules depend on each other,
@@ -36,6 +37,7 @@ pub(crate) mod report;
 pub mod run;
 pub mod sample;
 pub(crate) mod segment;
+pub mod session;
 pub mod sink;
 pub mod source;
 pub(crate) mod stub;

@@ -1,14 +1,8 @@
-//! `--out KIND=URL` and `--out-raw`: the live outputs of a run, started before it and reported after it.
-
-use std::sync::Arc;
+//! `--out KIND=URL` and `--out-raw`: the live outputs of a run, asked for here and reported after it.
 
 use clap::Args;
 
-use super::print::errln;
-use crate::compile::Graph;
-use crate::live::{Delivery, Live, OutputKind, OutputSpec, RunTags, SecondWatcher, CLOSE_GRACE};
-use crate::run::Active;
-use crate::segment::Segment;
+use crate::live::{Delivery, OutputSpec, CLOSE_GRACE};
 
 /// Live outputs asked for on the command line.
 #[derive(Debug, Args)]
@@ -26,52 +20,8 @@ fn parse_out(text: &str) -> Result<OutputSpec, String> {
     OutputSpec::parse(text).map_err(|e| e.0)
 }
 
-/// The plan's outputs and the command line's; `--out-raw` turns raw points on for every InfluxDB one.
-pub(super) fn specs(args: &LiveArgs, graph: &Graph) -> Vec<OutputSpec> {
-    let mut all: Vec<OutputSpec> = graph.outputs.iter().chain(&args.out).cloned().collect();
-    for s in all.iter_mut().filter(|s| s.kind == OutputKind::Influxdb) {
-        s.raw |= args.out_raw;
-    }
-    all
-}
-
-/// Starts the outputs; an unreachable database is a warning. `Err` when one cannot be started at all.
-pub(super) async fn start(
-    specs: &[OutputSpec],
-    graph: &Graph,
-    segment: Option<Segment>,
-    active: Arc<Active>,
-    quiet: bool,
-    watchers: Vec<Arc<dyn SecondWatcher>>,
-) -> Result<Option<Live>, String> {
-    if specs.is_empty() && watchers.is_empty() {
-        return Ok(None);
-    }
-    let extra = segment.map(|s| vec![("segment".to_string(), s.to_string())]).unwrap_or_default();
-    let tags = RunTags { application: graph.name.clone(), extra };
-    let (live, warnings) = Live::start(specs, &tags, active, watchers).await.map_err(|e| e.0)?;
-    for w in warnings {
-        errln!("planrun: warning: {w}");
-    }
-    if !quiet {
-        for s in specs {
-            let raw = if s.raw { " (and one point per sample)" } else { "" };
-            errln!("planrun: live output -> {}{raw}", s.endpoint().map(|e| e.name).unwrap_or_default());
-        }
-    }
-    Ok(Some(live))
-}
-
-/// Lets the outputs finish and says what each delivered.
-pub(super) async fn finish(live: Live) {
-    let deliveries = tokio::task::spawn_blocking(move || live.finish(CLOSE_GRACE)).await.unwrap_or_default();
-    for d in &deliveries {
-        errln!("planrun: {}", line(d));
-    }
-}
-
 /// One output's delivery, in a line.
-fn line(d: &Delivery) -> String {
+pub(super) fn line(d: &Delivery) -> String {
     let mut text = format!(
         "{}: {} points delivered in {} requests, covering {} of {} samples",
         d.name, d.delivered, d.requests, d.samples, d.samples_offered

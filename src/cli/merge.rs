@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::args::MergeArgs;
 use super::print::{errln, outln};
-use super::report::Outputs;
+use super::report::print_written;
 use super::{exit, signals};
 use crate::compile::Graph;
 use crate::merge::labels::plan_labels;
@@ -17,6 +17,7 @@ use crate::plan::PlanOptions;
 use crate::report::summary::render_table;
 use crate::report::summary_json::SummaryFile;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
+use crate::session::SummaryFiles;
 
 pub(super) async fn merge(a: MergeArgs) -> i32 {
     let plan = match &a.plan {
@@ -36,7 +37,7 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
     let all =
         std::iter::once(a.output.as_path()).chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path));
     let opened = super::outputs::claim_all(all)
-        .and_then(|_| Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref()));
+        .and_then(|_| SummaryFiles::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref()));
     let outputs = match opened {
         Ok(outputs) => outputs,
         Err(e) => {
@@ -84,7 +85,7 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
 }
 
 /// Prints the summary (and the thresholds), writes the summary JSON and the report; the exit code.
-fn conclude(a: &MergeArgs, merged: &Merged, plan: Option<&Graph>, plan_name: &str, outputs: Outputs) -> i32 {
+fn conclude(a: &MergeArgs, merged: &Merged, plan: Option<&Graph>, plan_name: &str, outputs: SummaryFiles) -> i32 {
     let stats = &merged.analysis.stats;
     let summary = stats.summary();
     outln!("{}", render_table(&summary));
@@ -103,11 +104,7 @@ fn conclude(a: &MergeArgs, merged: &Merged, plan: Option<&Graph>, plan_name: &st
     }
     // From the merged rows' statistics: those `planrun report` reads from the merged file.
     let report = outputs.wants_report().then(|| Ok(merged.analysis.data()));
-    let errors = outputs.write(&SummaryFile::new(stats), report);
-    for e in &errors {
-        errln!("error: {e}");
-    }
-    if !errors.is_empty() {
+    if print_written(&outputs.write(&SummaryFile::new(stats), report)) {
         exit::ABORTED
     } else if internal > 0 {
         exit::INTERNAL_ERROR

@@ -4,7 +4,6 @@ mod args;
 mod compare;
 mod dry_run;
 pub mod exit;
-mod guard;
 mod http_debug;
 mod import;
 mod live;

@@ -1,228 +1,196 @@
-//! `planrun run PLAN` (and `planrun PLAN`): run the load, stream results, print the summary.
+//! `planrun run PLAN` (and `planrun PLAN`): the run ([`crate::session`]) with what it says printed as it goes,
+//! its summary at the end, and its exit code.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use tokio::sync::watch;
-
-use super::args::{ExtrasArgs, RunArgs};
-use super::exit::StopCode;
-use super::guard::Guard;
+use super::args::RunArgs;
+use super::exit::{self, StopCode};
 use super::http_debug::{DebugPrinter, LeftOut};
-use super::placement::Placement;
-use super::print::{errln, outln};
+use super::print::{err, errln, outln};
 use super::progress::Progress;
-use super::report::UnreadableTimestamps;
-use super::{exit, signals};
-use crate::compile::Graph;
-use crate::dashboard::Dashboard;
-use crate::dashboard::DashboardError;
-use crate::limits::TooFewFiles;
-use crate::pipeline::{PrepareError, StubMode};
-use crate::plan::PlanOptions;
+use super::signals;
 use crate::report::summary::render_table;
-use crate::report::summary_json::Connections;
-use crate::report::thresholds::{evaluate_run, render as render_thresholds};
-use crate::run::{Active, RunResult, StartError};
-use crate::sink::bodies::BodyFiles;
-use crate::sink::jsonl::JsonlSink;
-use crate::sink::jtl::JtlSink;
-use crate::sink::timestamp::TimestampFormat;
-use crate::sink::{Sink, SinkError, SinkSet, GRACE};
+use crate::report::thresholds::render as render_thresholds;
+use crate::run::RunResult;
+use crate::session::{EarlyStop, Event, Listener, PlacementSpec, RunError, RunReport, RunSpec, Start, Stop};
+use crate::sink::{Observer, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
-    match run_plan(a).await {
-        Ok(code) => code,
-        Err(e) => e.report(),
+    let stop = Stop::new();
+    let printer = Arc::new(Printer {
+        quiet: a.quiet,
+        plan: a.plan.plan.display().to_string(),
+        failed_bodies: a.extras.failed_bodies.is_some(),
+        stop: stop.clone(),
+        stopped: OnceLock::new(),
+    });
+    match crate::session::run(spec(a), stop, printer.clone()).await {
+        Ok(report) => conclude(&report, printer.stopped.get()),
+        Err(e) => report_error(&e),
     }
 }
 
-/// Why a run did not go through: nothing was sent, or the run could not start.
-#[derive(Debug, thiserror::Error)]
-enum RunError {
-    /// The plan cannot run.
-    #[error(transparent)]
-    Plan(#[from] PrepareError),
-    /// `--report` with a results path that is not a regular file.
-    #[error("--report reads the JTL back, so -o must be a regular file; {} is not", .0.display())]
-    ResultsNotAFile(PathBuf),
-    /// `--report` with a timeStamp format the report cannot read back.
-    #[error("--report reads the JTL back, and {0}")]
-    Unreadable(UnreadableTimestamps),
-    /// An output could not be opened.
-    #[error("{0} (nothing was sent)")]
-    Output(#[from] SinkError),
-    /// The dashboard could not listen.
-    #[error("{0} (nothing was sent)")]
-    Dashboard(#[from] DashboardError),
-    /// A live output could not start.
-    #[error("{0} (nothing was sent)")]
-    Live(String),
-    /// The run needs more open files than the machine allows.
-    #[error(transparent)]
-    OpenFiles(#[from] TooFewFiles),
-    /// The run could not start (a data set, a runtime).
-    #[error(transparent)]
-    Start(#[from] StartError),
+/// The run the command line asks for.
+fn spec(a: RunArgs) -> RunSpec {
+    let options = a.extras.options();
+    RunSpec {
+        plan: a.plan.plan,
+        plan_options: crate::plan::PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None },
+        results: a.output,
+        json: a.json,
+        json_failed_bodies: a.extras.json_failed_bodies,
+        failed_bodies: a.extras.failed_bodies,
+        summary_json: a.summary_json,
+        summary_csv: a.summary_csv,
+        report: a.report,
+        append: a.append,
+        timestamp_format: a.timestamp_format,
+        placement: PlacementSpec {
+            segment: a.placement.segment,
+            cores: a.placement.cores,
+            start_at: a.placement.start_at,
+        },
+        live: a.live.out,
+        live_raw: a.live.out_raw,
+        dashboard: a.dashboard,
+        options,
+    }
 }
 
-impl RunError {
-    /// Prints the error and returns its exit code.
-    fn report(&self) -> i32 {
-        match self {
-            Self::Plan(e) => super::prepare::report_prepare_error(e),
-            Self::ResultsNotAFile(_) | Self::Unreadable(_) => {
-                errln!("error: {self}");
-                exit::BAD_INPUT
-            }
-            Self::Output(e) => {
-                errln!("error: {self}");
-                super::outputs::sink_exit_code(e)
-            }
-            Self::Dashboard(_) | Self::Live(_) | Self::OpenFiles(_) | Self::Start(_) => {
-                errln!("error: {self}");
-                exit::ABORTED
-            }
+/// Prints why a run did not go through and returns its exit code.
+fn report_error(e: &RunError) -> i32 {
+    match e {
+        RunError::Plan(e) => super::prepare::report_prepare_error(e),
+        RunError::ResultsNotAFile(_) | RunError::Unreadable(_) => {
+            errln!("error: {e}");
+            exit::BAD_INPUT
+        }
+        RunError::Output(source) => {
+            errln!("error: {e}");
+            super::outputs::sink_exit_code(source)
+        }
+        RunError::Dashboard(_) | RunError::Live(_) | RunError::OpenFiles(_) | RunError::Start(_) => {
+            errln!("error: {e}");
+            exit::ABORTED
         }
     }
 }
 
-/// Runs the plan; the exit code of a run that went through, or why it did not.
-async fn run_plan(a: RunArgs) -> Result<i32, RunError> {
-    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
-    let ready = super::prepare::plan_or_error(&a.plan.plan, opts, StubMode::Start).await?;
-    let graph = ready.graph.clone();
-    let jtl_path = a.output.unwrap_or_else(|| default_results_path(&graph.name));
-    if a.report.is_some() && std::fs::metadata(&jtl_path).is_ok_and(|m| !m.is_file()) {
-        return Err(RunError::ResultsNotAFile(jtl_path));
-    }
-    super::report::check_timestamp_format(&a.timestamp_format, a.report.is_some()).map_err(RunError::Unreadable)?;
-    // Every output is claimed, then opened, before anything is sent: one that cannot be written stops the
-    // run here, and one that is refused stops it before any is truncated.
-    let report_files = a.report.as_deref().map(super::outputs::report_files);
-    let side = [a.summary_json.as_deref(), a.summary_csv.as_deref()].into_iter().flatten();
-    let results = [Some(jtl_path.as_path()), a.json.as_deref()];
-    let claimed = super::outputs::claim_all(
-        results.into_iter().flatten().chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path)),
-    )?;
-    for (path, had) in results.iter().zip(&claimed) {
-        match (path, had) {
-            (Some(path), Some(bytes @ 1..)) if !a.append => errln!(
+/// Prints what the run says as it goes; adds the terminal's observers and listens for signals once the run
+/// is about to start.
+struct Printer {
+    quiet: bool,
+    /// The plan file, as the thresholds name it.
+    plan: String,
+    failed_bodies: bool,
+    stop: Stop,
+    /// The exit code of the signal that stopped the run, once signals are listened for.
+    stopped: OnceLock<StopCode>,
+}
+
+impl Listener for Printer {
+    fn event(&self, event: Event<'_>) {
+        let quiet = self.quiet;
+        match event {
+            Event::PlanWarnings(warnings) => err!("{warnings}"),
+            Event::UnreadableTimestamps(e) => errln!("planrun: warning: {e}"),
+            Event::Existing { path, bytes, append: false } => errln!(
                 "planrun: warning: {} holds {bytes} bytes (an earlier run's results?): this run replaces them \
                  (--append adds to them)",
                 path.display()
             ),
-            (Some(path), Some(bytes @ 1..)) if !a.quiet => {
+            Event::Existing { path, bytes, append: true } if !quiet => {
                 errln!("planrun: adding to {} (it holds {bytes} bytes)", path.display())
             }
-            _ => {}
-        }
-    }
-    let after = super::report::Outputs::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), a.report.as_deref())?;
-    let outputs = open_outputs(&jtl_path, a.json.as_deref(), &a.timestamp_format, &a.extras, a.append)?;
-    let placement = Placement::resolve(&a.placement, &graph, ready.stub.is_some());
-    let active = Arc::new(Active::new(graph.groups.len()));
-    let segment = (!placement.segment.is_whole()).then_some(placement.segment);
-    let peak = placement.share.users + placement.share.setup_users;
-    // The in-process stub holds the other end of every connection.
-    let sockets = if ready.stub.is_some() { peak * 2 } else { peak };
-    crate::limits::ensure_open_files(sockets)?;
-    if !a.quiet {
-        let threads = peak;
-        errln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
-        if graph.seed_drawn {
-            errln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
-        }
-        if let Some(stub) = &ready.stub {
-            errln!("planrun: stub listening on {}", stub.url());
-        }
-        errln!("planrun: results -> {}", jtl_path.display());
-    }
-    placement.announce(a.quiet, ready.stub.is_some());
-    let specs = super::live::specs(&a.live, &graph);
-    let dashboard = match a.dashboard {
-        Some(addr) => {
-            let d = Dashboard::start(addr, &graph.name).await?;
-            errln!("planrun: dashboard on {}", d.url());
-            Some(d)
-        }
-        None => None,
-    };
-    let watchers = dashboard.iter().map(Dashboard::watcher).collect();
-    let live =
-        super::live::start(&specs, &graph, segment, active.clone(), a.quiet, watchers).await.map_err(RunError::Live)?;
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let stop_tx = Arc::new(stop_tx);
-    let (hurry_tx, hurry_rx) = watch::channel(false);
-    let stopped = signals::install(stop_tx.clone(), hurry_tx);
-    let aborted = StopCode::default();
-    let mut sinks = SinkSet::new(outputs);
-    let guard = Guard::new(&graph.thresholds, stop_tx.clone(), aborted.clone()).counting(active.clone(), graph.clone());
-    sinks.observers.push(Box::new(guard));
-    if let Some(live) = &live {
-        sinks.observers.push(Box::new(live.observer()));
-    }
-    if let Some(d) = &dashboard {
-        sinks.observers.push(Box::new(d.observer(graph.thresholds.clone())));
-    }
-    let progress = (!a.quiet).then(|| Progress::new(&graph, &placement.share.groups, placement.start_at));
-    let mut options = a.extras.options();
-    placement.apply(&mut options);
-    options.active = Some(active.clone());
-    if options.http_debug.is_some() {
-        sinks.observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
-    }
-    if let Some(progress) = progress {
-        sinks.observers.push(Box::new(progress));
-    }
-    // After the progress line, which it clears first.
-    sinks.observers.push(Box::new(LeftOut::of(&options, a.extras.failed_bodies.is_some())));
-    let result = crate::run::execute_with(Arc::clone(&graph), sinks, stop_rx, hurry_rx, options).await?;
-    if let Some(stub) = ready.stub {
-        stub.shutdown().await;
-    }
-    if let Some(live) = live {
-        super::live::finish(live).await;
-    }
-    if let Some(d) = dashboard {
-        let report = if jtl_path.is_file() { super::report::report_html_of(&jtl_path) } else { None };
-        let counts = d.finish(report).await;
-        if counts.dropped > 0 || counts.refused > 0 {
-            errln!(
+            Event::Starting(start) => starting(start, quiet),
+            Event::Dashboard(url) => errln!("planrun: dashboard on {url}"),
+            Event::LiveWarning(w) => errln!("planrun: warning: {w}"),
+            Event::LiveStarted(specs) if !quiet => {
+                for s in specs {
+                    let raw = if s.raw { " (and one point per sample)" } else { "" };
+                    errln!("planrun: live output -> {}{raw}", s.endpoint().map(|e| e.name).unwrap_or_default());
+                }
+            }
+            Event::Stopping(why) => errln!("\nplanrun: {why}; stopping the run"),
+            Event::Delivered(deliveries) => {
+                for d in deliveries {
+                    errln!("planrun: {}", super::live::line(d));
+                }
+            }
+            Event::DashboardClosed(counts) if counts.dropped > 0 || counts.refused > 0 => errln!(
                 "planrun: dashboard: {} pages served, {} closed for falling behind; {} connections refused (at most {} open)",
                 counts.pages,
                 counts.dropped,
                 counts.refused,
                 crate::dashboard::MAX_CONNECTIONS
-            );
+            ),
+            Event::Ran(report) => {
+                print_summary(report);
+                if !report.verdicts.is_empty() {
+                    outln!("{}", render_thresholds(&report.verdicts, &self.plan));
+                }
+            }
+            _ => {}
         }
     }
-    let dropped = active.dropped_iterations(&graph);
-    print_summary(&graph, &result, &jtl_path);
-    // A segment that ran nothing has nothing to judge: its thresholds are judged on the merged results.
-    let thresholds = if placement.share.is_empty() { &[][..] } else { &graph.thresholds[..] };
-    let verdicts = evaluate_run(thresholds, &result.stats.summary(), Some(&dropped));
-    if !verdicts.is_empty() {
-        outln!("{}", render_thresholds(&verdicts, &a.plan.plan.display().to_string()));
+
+    fn observers(&self, start: &Start<'_>) -> Vec<Box<dyn Observer>> {
+        let _ = self.stopped.set(signals::install(self.stop.clone()));
+        let mut observers: Vec<Box<dyn Observer>> = Vec::new();
+        let share = &start.placement.share;
+        let progress = (!self.quiet).then(|| Progress::new(start.graph, &share.groups, start.placement.start_at));
+        if start.options.http_debug.is_some() {
+            observers.push(Box::new(DebugPrinter::new(progress.as_ref().and_then(Progress::bar))));
+        }
+        if let Some(progress) = progress {
+            observers.push(Box::new(progress));
+        }
+        // After the progress line, which it clears first.
+        observers.push(Box::new(LeftOut::of(start.options, self.failed_bodies)));
+        observers
     }
-    // Only a plan with open-model groups can drop iterations: the others' summary JSON has no such field.
-    let dropped = (!dropped.groups.is_empty()).then_some(dropped);
-    let connections = Connections { out_of_step: result.out_of_step };
-    let after = super::report::after_run(&result.stats, &jtl_path, after, (dropped, connections));
-    for e in &after {
+}
+
+/// What the run is about to do (stderr).
+fn starting(start: &Start<'_>, quiet: bool) {
+    let graph = start.graph;
+    if !quiet {
+        let threads = start.placement.share.users + start.placement.share.setup_users;
+        errln!("planrun: plan `{}`: {} group(s), {threads} thread(s)", graph.name, graph.groups.len());
+        if graph.seed_drawn {
+            errln!("planrun: seed {} (replay with --seed {})", graph.seed, graph.seed);
+        }
+        if let Some(stub) = &start.stub {
+            errln!("planrun: stub listening on {stub}");
+        }
+        errln!("planrun: results -> {}", start.results.display());
+    }
+    super::placement::announce(start.placement, quiet, start.stub.is_some());
+}
+
+/// Prints what the end of the run wrote and what was lost; the exit code.
+fn conclude(report: &RunReport, stopped: Option<&StopCode>) -> i32 {
+    if let Some(page) = &report.written.report {
+        errln!("planrun: report in {}", page.display());
+    }
+    for e in &report.written.errors {
         errln!("error: {e}");
     }
-    if let Some(jtl) = result.outputs.first().filter(|_| jtl_path.is_file()) {
-        super::report::warn_too_many_rows(&jtl.name, jtl.written);
+    if let Some(over) = &report.too_many_rows {
+        errln!("planrun: warning: {over}");
     }
+    report_outputs(&report.result);
     let outcome = Outcome {
-        results_lost: !after.is_empty() || report_outputs(&result),
-        signal: stopped.code().filter(|_| result.interrupted),
-        aborted: aborted.code(),
-        internal_errors: result.stats.summary().internal_errors() > 0,
-        threshold_failed: verdicts.iter().any(|v| !v.passed),
+        results_lost: report.results_lost(),
+        signal: stopped.and_then(StopCode::code).filter(|_| report.result.interrupted),
+        aborted: report.early_stop.as_ref().map(|why| match why {
+            EarlyStop::Threshold { .. } => exit::THRESHOLD_FAILED,
+            EarlyStop::Output(_) => exit::ABORTED,
+        }),
+        internal_errors: report.internal_errors(),
+        threshold_failed: report.threshold_failed(),
     };
-    Ok(outcome.code())
+    outcome.code()
 }
 
 /// How a run that went through ended, for its exit code.
@@ -257,35 +225,16 @@ impl Outcome {
     }
 }
 
-/// The JTL, and the JSON lines and failed bodies' directory when asked for; with `append`, the JTL and the
-/// JSON lines keep what they hold.
-fn open_outputs(
-    jtl: &Path,
-    json: Option<&Path>,
-    time: &TimestampFormat,
-    extras: &ExtrasArgs,
-    append: bool,
-) -> Result<Vec<Box<dyn Sink>>, SinkError> {
-    let jtl = JtlSink::open(jtl, append)?.with_timestamp_format(time.clone());
-    let mut outputs: Vec<Box<dyn Sink>> = vec![Box::new(jtl)];
-    if let Some(json) = json {
-        outputs.push(Box::new(JsonlSink::open(json, append)?.with_bodies(extras.json_failed_bodies)));
-    }
-    if let Some(dir) = &extras.failed_bodies {
-        outputs.push(Box::new(BodyFiles::create(dir)?));
-    }
-    Ok(outputs)
-}
-
 /// The summary table and what else the run has to say.
-fn print_summary(graph: &Graph, result: &RunResult, jtl_path: &Path) {
+fn print_summary(report: &RunReport) {
+    let (graph, result) = (&report.graph, &report.result);
     let summary = result.stats.summary();
     outln!("{}", render_table(&summary));
     errln!(
         "planrun: {} samples in {:.1}s; results in {}",
         summary.total.samples,
         result.wall.as_secs_f64(),
-        jtl_path.display()
+        report.results.display()
     );
     if graph.seed_drawn {
         errln!("planrun: seed {}", graph.seed);
@@ -323,13 +272,11 @@ fn print_summary(graph: &Graph, result: &RunResult, jtl_path: &Path) {
     }
 }
 
-/// Says which outputs failed or lack samples; true when one failed.
-fn report_outputs(result: &RunResult) -> bool {
-    let mut failed = false;
+/// Says which outputs failed or lack samples.
+fn report_outputs(result: &RunResult) {
     for out in &result.outputs {
         if let Some(e) = &out.error {
             errln!("error: {e}");
-            failed = true;
         }
         if out.unwritten() == 0 {
             continue;
@@ -341,12 +288,4 @@ fn report_outputs(result: &RunResult) -> bool {
         };
         errln!("planrun: {} of {} samples could not be written to {}{why}", out.unwritten(), out.samples, out.name);
     }
-    failed
-}
-
-fn default_results_path(name: &str) -> PathBuf {
-    let safe: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
-    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
-    PathBuf::from("results").join(format!("{safe}-{stamp}.jtl"))
 }

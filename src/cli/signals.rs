@@ -1,21 +1,19 @@
 //! Ctrl-C, SIGTERM and SIGHUP: the first asks the run to stop, write its results (giving a stalled output
 //! a grace period, no more) and print its summary; a second exits at once.
 
-use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::watch;
 
 use super::exit::{self, StopCode};
 use super::print::errln;
+use crate::session::Stop;
 
 /// How long a second signal waits for a write to a regular file under way, so no row is left half written.
 const LAST_WRITE: Duration = Duration::from_millis(500);
 
-/// Listens for SIGINT, SIGTERM and SIGHUP; the first sets `stop` and `hurry`, a second exits the process
+/// Listens for SIGINT, SIGTERM and SIGHUP; the first stops the run in a hurry, a second exits the process
 /// (rows already written are complete lines: each output writes whole batches, and the exit waits for a write
 /// under way).
-pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>) -> StopCode {
+pub(super) fn install(stop: Stop) -> StopCode {
     let stopped = StopCode::default();
     let flag = stopped.clone();
     let mut signals = Signals::new();
@@ -28,8 +26,7 @@ pub(super) fn install(stop: Arc<watch::Sender<bool>>, hurry: watch::Sender<bool>
                 std::process::exit(code);
             }
             errln!("\nplanrun: stopping: no new requests; waiting for those in flight (again to quit at once)");
-            let _ = stop.send(true);
-            let _ = hurry.send(true);
+            stop.hurry();
         }
     });
     stopped

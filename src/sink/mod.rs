@@ -8,7 +8,7 @@ pub(crate) mod file;
 pub(crate) mod jsonl;
 pub mod jtl;
 mod observe;
-pub(crate) mod stats;
+pub mod stats;
 #[cfg(test)]
 mod sub_results_tests;
 pub(crate) mod timestamp;

@@ -51,6 +51,7 @@ impl Default for Stats {
 /// A sample as the statistics see it: borrowed, so a reader of result files need not build a [`Sample`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Observation<'a> {
+    /// The sample's label.
     pub label: &'a str,
     /// Start of the sample, ms since the Unix epoch.
     pub start_ms: u64,
