@@ -3,8 +3,11 @@
 //! (`read_response`, the engine without the socket). Every split must give the same outcome: status, body
 //! length, error kind and message, and whether the connection may carry another request.
 
+mod common;
+
+use common::read_response::{read_response, Outcome};
 use http::Method;
-use planrun::http::decode::{read_response, Outcome, MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_TRAILERS};
+use planrun::http::limits::{MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_TRAILERS};
 use planrun::sample::ErrorKind;
 
 /// What a case must come to.

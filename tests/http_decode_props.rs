@@ -2,8 +2,11 @@
 //! whatever the bytes and however they are split into reads, and never reads past a declared length: a
 //! sized body hands over at most its Content-Length, and the response takes no byte beyond it.
 
+mod common;
+
+use common::read_response::read_response;
 use http::Method;
-use planrun::http::decode::{read_response, Framing};
+use planrun::http::decode::Framing;
 use proptest::prelude::*;
 
 /// Splits `bytes` at the given points (taken modulo its length).
@@ -19,7 +22,7 @@ fn reads(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
     out
 }
 
-fn read(method: &Method, bytes: &[u8], cuts: &[usize]) -> planrun::http::decode::Outcome {
+fn read(method: &Method, bytes: &[u8], cuts: &[usize]) -> common::read_response::Outcome {
     let reads = reads(bytes, cuts);
     let views: Vec<&[u8]> = reads.iter().map(Vec::as_slice).collect();
     read_response(method, &views)

@@ -5,16 +5,18 @@
 //! body length, error kind, whether the connection may be reused) must be equal, or differ in one of the ways
 //! docs/faults.md lists ("The engine against hyper's"), each named here with its reason.
 
+mod common;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
+use common::read_response::{read_response, Outcome};
 use http::Method;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
-use planrun::http::decode::{read_response, Outcome};
 use planrun::sample::ErrorKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,13 +1,11 @@
 //! One virtual user's HTTP engine: a keep-alive connection per origin (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
-use std::borrow::Cow;
 use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use cookie_store::CookieStore;
 use http::header::{LOCATION, SET_COOKIE};
 use rustls::ClientConfig;
@@ -20,8 +18,9 @@ use super::deadline::Deadline;
 use super::encode::encode;
 use super::error::Failure;
 use super::hop::{Counters, How, Record, Recorded, Recorder};
-use super::outcome::{DataType, ErrorKind};
+use super::outcome::ErrorKind;
 use super::request::WireRequest;
+use super::response::Response;
 use super::stream::Stream;
 use super::tls::TlsSettings;
 use super::tls::{self, TlsError};
@@ -55,23 +54,6 @@ impl Exchange {
     fn counters(&self) -> Counters {
         (self.bytes, self.sent, self.connect)
     }
-}
-
-/// What came back.
-#[derive(Debug, Clone)]
-pub struct Response {
-    /// Status code.
-    pub status: u16,
-    /// The reason phrase the server sent (borrowed when it is the standard one for the status).
-    pub reason: Cow<'static, str>,
-    /// JMeter's dataType, from the Content-Type.
-    pub data_type: DataType,
-    /// The body, when it was asked for (capped at `body_limit`); its whole size is in [`Recorded`].
-    pub body: Option<Bytes>,
-    /// Response headers.
-    pub headers: super::Headers,
-    /// The HTTP version of the status line.
-    pub version: http::Version,
 }
 
 /// Where a client's TLS configuration comes from; resolved on its first https connection.
@@ -584,16 +566,4 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         }
     };
     Ok(Conn::new(origin, stream, stats))
-}
-
-/// JMeter's dataType for a Content-Type.
-pub(super) fn data_type(content_type: Option<&[u8]>) -> DataType {
-    // No Content-Type: JMeter writes the column empty.
-    let Some(c) = content_type.map(<[u8]>::trim_ascii_start) else { return DataType::None };
-    let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());
-    match () {
-        _ if starts("image/svg") => DataType::Text,
-        _ if starts("image/") || starts("audio/") || starts("video/") => DataType::Bin,
-        _ => DataType::Text,
-    }
 }

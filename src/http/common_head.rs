@@ -8,7 +8,7 @@
 //! the reason, more than [`MAX_HEADERS`] lines, an error, a head not yet complete) returns `None`, and
 //! httparse decides: the grammar planrun accepts and every error it reports stay httparse's.
 
-use super::decode::MAX_HEADERS;
+use super::limits::MAX_HEADERS;
 
 /// The status line of a head read here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,16 +14,14 @@ use bytes::BytesMut;
 use http::header::CONNECTION;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 
-use super::client::Response;
 use super::counting::WireStats;
 use super::decode::{BodyDecoder, DecodeError, Head, HeadReader};
 use super::error::Failure;
+use super::limits::SCRATCH;
 use super::request::WireRequest;
+use super::response::Response;
 use super::stream::Stream;
 use crate::http::target::Origin;
-
-/// Bytes read from the socket at a time, into a buffer shared by the users of a thread.
-pub(super) const SCRATCH: usize = 32 * 1024;
 
 thread_local! {
     /// Where responses are read: only the head and the body bytes a sample keeps are copied out.

@@ -13,16 +13,11 @@ use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 use super::common_head;
 use super::head_memo;
 use super::headers::{self, Headers};
+use super::limits::{MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_HEADERS, MAX_TRAILERS};
 use super::outcome::DataType;
+use super::summary::Summary;
 
-/// Header lines a response head may have (hyper's default).
-pub const MAX_HEADERS: usize = 100;
-/// Bytes a response head may take, interim (1xx) heads before it excluded.
-pub const MAX_HEAD: usize = 64 * 1024;
-/// Bytes of chunk extensions a body may carry in all (hyper's limit).
-pub const MAX_CHUNK_EXTENSIONS: u64 = 16 * 1024;
-/// Bytes of trailer fields a chunked body may end with (hyper's limit).
-pub const MAX_TRAILERS: usize = 16 * 1024;
+pub use super::summary::Framing;
 
 /// Why a response cannot be read. The messages are hyper's where hyper had one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,19 +71,6 @@ impl From<httparse::Error> for DecodeError {
             _ => DecodeError::Header,
         }
     }
-}
-
-/// How a response's body ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
-    /// No body (HEAD, 204, 304, `Content-Length: 0`).
-    Empty,
-    /// `Content-Length` bytes.
-    Length(u64),
-    /// Chunked.
-    Chunked,
-    /// Until the server closes the connection.
-    Close,
 }
 
 /// A final response head.
@@ -163,27 +145,6 @@ enum Summarized {
     Final(Summary),
 }
 
-/// A final head as parsed, with where its Content-Type is: everything [`Head`] holds but the headers' copy.
-#[derive(Debug, Clone)]
-pub(super) struct Summary {
-    len: usize,
-    status: u16,
-    reason: Cow<'static, str>,
-    version: Version,
-    framing: Framing,
-    keep_alive: bool,
-    data_type: DataType,
-    content_type: Option<(u32, u32)>,
-    set_cookie: bool,
-}
-
-impl Summary {
-    /// The head's length in bytes.
-    pub(super) fn len(&self) -> usize {
-        self.len
-    }
-}
-
 /// The parse of the head at the start of `buf`. It reads the request only through `kind`, so that what the
 /// memo keys on is all it depends on.
 fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, DecodeError> {
@@ -246,7 +207,7 @@ fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, De
         _ => Cow::Owned(latin1(reason)),
     };
     let data_type = match content_type {
-        Some((start, len)) => super::client::data_type(headers::visible(buf, start, len)),
+        Some((start, len)) => super::outcome::data_type(headers::visible(buf, start, len)),
         None => DataType::None,
     };
     let summary =
@@ -711,100 +672,6 @@ fn check_trailers(section: &[u8], lines: usize) -> Result<(), DecodeError> {
         Ok(httparse::Status::Partial) => Err(DecodeError::Chunk("partial trailer")),
         Err(_) => Err(DecodeError::Chunk("invalid trailer line")),
     }
-}
-
-/// What reading one response from a byte stream came to (see [`read_response`]).
-#[doc(hidden)]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    /// The final status, when a head was read.
-    pub status: Option<u16>,
-    /// How the body was framed, when a head was read.
-    pub framing: Option<Framing>,
-    /// Body bytes handed over.
-    pub body: u64,
-    /// Bytes of the stream the response took (head, interim heads and body framing included); 0 when it
-    /// failed.
-    pub consumed: u64,
-    /// Why the response could not be read.
-    pub failure: Option<super::Failure>,
-    /// Whether the connection could carry another request.
-    pub reusable: bool,
-}
-
-/// Reads one response to `method` from a stream that yields `chunks` one read at a time and then ends, as
-/// the engine does on a socket (the same head loop, buffer sizes and body decoder, without I/O): for the
-/// conformance, differential and property tests.
-#[doc(hidden)]
-pub fn read_response(method: &Method, chunks: &[&[u8]]) -> Outcome {
-    let mut out = Outcome { status: None, framing: None, body: 0, consumed: 0, failure: None, reusable: false };
-    let mut reads = chunks.iter().copied().filter(|c| !c.is_empty());
-    let mut pending: &[u8] = &[];
-    // One read of at most `room` bytes: what is left of a chunk first.
-    let mut read = |room: usize| -> &[u8] {
-        if pending.is_empty() {
-            pending = reads.next().unwrap_or_default();
-        }
-        let n = room.min(pending.len());
-        let (now, later) = pending.split_at(n);
-        pending = later;
-        now
-    };
-    let mut reader = HeadReader::default();
-    let mut scratch = vec![0u8; super::conn::SCRATCH];
-    let mut taken = 0u64;
-    let (head, early) = loop {
-        let got = read(super::conn::SCRATCH);
-        if got.is_empty() {
-            out.failure = Some(super::Failure::closed());
-            return out;
-        }
-        taken += got.len() as u64;
-        let room = &mut scratch[..got.len()];
-        room.copy_from_slice(got);
-        match reader.take(room, method, true) {
-            Ok(Some((head, early))) => break (head, early.to_vec()),
-            Ok(None) => {}
-            Err(e) => {
-                out.failure = Some(super::Failure::decode(&e));
-                return out;
-            }
-        }
-    };
-    // Everything read before the body's first byte was a head, interim or final.
-    taken -= early.len() as u64;
-    out.status = Some(head.status);
-    out.framing = Some(head.framing);
-    let mut body = BodyDecoder::new(head.framing);
-    let mut size = 0u64;
-    let mut sink = |data: &[u8]| size += data.len() as u64;
-    let mut extra = false;
-    let mut fed = |input: &[u8], body: &mut BodyDecoder| -> Result<bool, DecodeError> {
-        let used = body.feed(input, &mut sink)?;
-        taken += used as u64;
-        Ok(used < input.len())
-    };
-    let result = (|| {
-        extra |= fed(&early, &mut body)?;
-        while !body.is_done() {
-            match read(super::conn::SCRATCH) {
-                [] => body.eof()?,
-                got => extra |= fed(got, &mut body)?,
-            }
-        }
-        Ok::<(), DecodeError>(())
-    })();
-    out.body = size;
-    // Bytes that come after the response are found by the look before the connection's next use.
-    let more = !read(1).is_empty();
-    match result {
-        Ok(()) => {
-            out.consumed = taken;
-            out.reusable = head.keep_alive && !extra && !more;
-        }
-        Err(e) => out.failure = Some(super::Failure::decode(&e)),
-    }
-    out
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::cell::RefCell;
 
 use http::Method;
 
-use super::decode::Summary;
+use super::summary::Summary;
 
 /// Heads longer than this are parsed every time: comparing and copying them would cost more than they save.
 const MAX_REMEMBERED: usize = 1024;

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use super::decode::MAX_HEADERS;
+use super::limits::MAX_HEADERS;
 
 /// The headers of one response.
 #[derive(Debug, Clone, Default)]

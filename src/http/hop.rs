@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::client::Response;
 use super::request::WireRequest;
+use super::response::Response;
 
 /// How one request is to be made.
 #[derive(Debug, Clone, Copy)]

@@ -58,3 +58,15 @@ pub enum DataType {
     /// Transactions and transport errors write an empty field.
     None,
 }
+
+/// JMeter's dataType for a Content-Type.
+pub(super) fn data_type(content_type: Option<&[u8]>) -> DataType {
+    // No Content-Type: JMeter writes the column empty.
+    let Some(c) = content_type.map(<[u8]>::trim_ascii_start) else { return DataType::None };
+    let starts = |prefix: &str| c.len() >= prefix.len() && c[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes());
+    match () {
+        _ if starts("image/svg") => DataType::Text,
+        _ if starts("image/") || starts("audio/") || starts("video/") => DataType::Bin,
+        _ => DataType::Text,
+    }
+}

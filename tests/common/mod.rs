@@ -748,3 +748,4 @@ pub fn chromium() -> Option<String> {
 
 /// A server that sends responses nobody asked for.
 pub mod late;
+pub mod read_response;
