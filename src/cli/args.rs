@@ -64,15 +64,10 @@ pub(crate) struct RunArgs {
     /// No progress on stderr.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Also write the end-of-run statistics as JSON (see docs/results.md).
-    #[arg(long, value_name = "FILE")]
-    pub summary_json: Option<PathBuf>,
-    /// Also write the HTML report of the results into this directory (as `planrun report` does).
-    #[arg(long, value_name = "DIR")]
-    pub report: Option<PathBuf>,
-    /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
-    #[arg(long, value_name = "FILE")]
-    pub summary_csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+    #[command(flatten)]
+    pub report: ReportArg,
     /// The JTL's timeStamp: `ms` since the epoch, or a date as a JMeter (SimpleDateFormat) pattern like
     /// `yyyy-MM-dd HH:mm:ss.SSS`, in the local time zone (TZ), as jmeter.save.saveservice.timestamp_format.
     #[arg(long, value_name = "PATTERN", default_value = "ms")]
@@ -88,6 +83,25 @@ pub(crate) struct RunArgs {
     pub extras: ExtrasArgs,
     #[command(flatten)]
     pub live: Box<super::live::LiveArgs>,
+}
+
+/// The statistics written beside the results, by `run`, `report` and `merge`.
+#[derive(Debug, Args)]
+pub(crate) struct SummaryArgs {
+    /// Also write the statistics as JSON (see docs/results.md).
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
+    #[arg(long, value_name = "FILE")]
+    pub summary_csv: Option<PathBuf>,
+}
+
+/// The HTML report written beside the results, by `run` and `merge`.
+#[derive(Debug, Args)]
+pub(crate) struct ReportArg {
+    /// Also write the HTML report of the results into this directory (as `planrun report` does).
+    #[arg(long = "report", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Where and when the run's users run: a segment of the plan, on how many cores, from which instant.
@@ -176,12 +190,8 @@ pub(crate) struct ReportArgs {
     /// The directory for index.html and summary.json (default: `<RESULTS without extension>-report`).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: Option<PathBuf>,
-    /// Also write the statistics as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub summary_json: Option<PathBuf>,
-    /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
-    #[arg(long, value_name = "FILE")]
-    pub summary_csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
 }
 
 #[derive(Debug, Args)]
@@ -212,15 +222,10 @@ pub(crate) struct MergeArgs {
     /// The merged file.
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
-    /// Also write the merged statistics as JSON (as `run --summary-json`).
-    #[arg(long, value_name = "FILE")]
-    pub summary_json: Option<PathBuf>,
-    /// Also write the merged per-label table as CSV, with JMeter's Aggregate Report columns.
-    #[arg(long, value_name = "FILE")]
-    pub summary_csv: Option<PathBuf>,
-    /// Also write the HTML report of the merged file into this directory (as `planrun report`).
-    #[arg(long, value_name = "DIR")]
-    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub summary: SummaryArgs,
+    #[command(flatten)]
+    pub report: ReportArg,
     /// Judge this plan's thresholds on the merged rows (exit 1 when one fails), and refuse rows whose
     /// label the plan does not have.
     #[arg(long, value_name = "PLAN.yaml")]

@@ -23,9 +23,10 @@ pub(super) fn report(a: ReportArgs) -> i32 {
     // Every output is claimed, then opened, before the file is read, which can take a while.
     super::outputs::note_inputs([a.results.as_path()]);
     let report_files = super::outputs::report_files(&dir);
-    let side = [a.summary_json.as_deref(), a.summary_csv.as_deref()].into_iter().flatten();
-    let opened = super::outputs::claim_all(side.chain(report_files.iter().map(PathBuf::as_path)))
-        .and_then(|_| SummaryFiles::open(a.summary_json.as_deref(), a.summary_csv.as_deref(), Some(&dir)));
+    let side = [a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref()].into_iter().flatten();
+    let opened = super::outputs::claim_all(side.chain(report_files.iter().map(PathBuf::as_path))).and_then(|_| {
+        SummaryFiles::open(a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref(), Some(&dir))
+    });
     let outputs = match opened {
         Ok(outputs) => outputs,
         Err(e) => {

@@ -40,9 +40,9 @@ fn spec(a: RunArgs) -> RunSpec {
         json: a.json,
         json_failed_bodies: a.extras.json_failed_bodies,
         failed_bodies: a.extras.failed_bodies,
-        summary_json: a.summary_json,
-        summary_csv: a.summary_csv,
-        report: a.report,
+        summary_json: a.summary.summary_json,
+        summary_csv: a.summary.summary_csv,
+        report: a.report.dir,
         append: a.append,
         timestamp_format: a.timestamp_format,
         placement: PlacementSpec {
