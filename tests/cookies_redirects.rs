@@ -1,6 +1,6 @@
 //! Each virtual user keeps its own cookie jar (or none); redirects are followed within one sample, or not.
 
-mod common;
+use crate::common;
 
 use common::{num, run_ok, Recorded, Server, TempDir};
 

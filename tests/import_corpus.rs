@@ -2,7 +2,7 @@
 //! converts, its YAML matches the snapshot next to it (`BLESS=1 cargo test --test import_corpus` rewrites
 //! them), and the converted plan passes `planrun validate`; the deliberately broken one is refused.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

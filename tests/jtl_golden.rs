@@ -4,7 +4,7 @@
 //! To rewrite the golden file after a deliberate change: `PLANRUN_UPDATE_GOLDEN=1 cargo test --test jtl_golden`,
 //! then check it by hand against ../shared/jtl.md.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -517,9 +517,12 @@ pub fn refused_url() -> String {
 pub struct TempDir(PathBuf);
 
 impl TempDir {
-    /// Creates (or empties) `<tmp>/planrun-<name>-<pid>`.
+    /// Creates (or empties) `<tmp>/planrun-<name>-<pid>-<n>`, `n` counting the directories this process made
+    /// (all the tests share one process, and two may pick the same name).
     pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("planrun-{name}-{}", std::process::id()));
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("planrun-{name}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create the test's temp dir");
         TempDir(dir)
@@ -745,3 +748,24 @@ pub fn chromium() -> Option<String> {
         found.status.success().then(|| String::from_utf8_lossy(&found.stdout).trim().to_string())
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Optional tools
+// ---------------------------------------------------------------------------------------------------------
+
+/// Says, in the same words for every optional tool (Chromium, JMeter, Slurm, InfluxDB, Prometheus,
+/// kubernetes-validate), that the running test skips what needs `tool`, because `why`; or fails the test when
+/// the environment variable `require` is `1` (as .ci/run sets it). Written past the harness's capture, so a
+/// skip is seen even when the test passes.
+pub fn skip(tool: &str, require: &str, why: &str) {
+    if std::env::var(require).as_deref() == Ok("1") {
+        panic!("{require}=1, but {tool} cannot run here: {why}");
+    }
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("a test");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {tool} cannot run here: {why} (set {require}=1 to fail instead)");
+}
+
+mod load_run;
+pub use load_run::{json_lines, read_json, LoadRun, Ran};

@@ -3,7 +3,7 @@
 //! `stub:` path that reads itself. Each one is a plan error (exit 2, every problem at its file:line:col) or a
 //! failed sample, never a panic (exit 101) or a hang.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;
