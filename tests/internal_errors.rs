@@ -27,7 +27,8 @@ fn a_panic_while_making_a_request_is_a_failed_sample_and_the_user_goes_on() {
     let server = Server::start();
     let dir = TempDir::new("internal_request");
     let steps = "      - name: r\n        request: { url: \"/ok?p={{ test_panic(iteration == 3) }}\" }\n";
-    let (code, stdout, stderr) = run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
+    let (code, stdout, stderr) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     let jtl = read_jtl(&dir.join("out.jtl"));
     assert_eq!(jtl.rows.len(), 50, "{stdout}\n{stderr}");
     assert_eq!(server.count(), 40);
@@ -51,7 +52,8 @@ fn a_panic_between_requests_ends_the_iteration_with_a_failed_sample_and_the_next
     let steps = "      - name: before\n        request: { url: /a }\n      - if: \"{{ test_panic(iteration == 2) }}\"\n        \
                  steps:\n          - name: never\n            request: { url: /never }\n      - name: after\n        \
                  request: { url: /b }\n";
-    let (code, stdout, stderr) = run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
+    let (code, stdout, stderr) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     let jtl = read_jtl(&dir.join("out.jtl"));
     // Per user: 5 x `before`, 4 x `after` (iteration 2 ends at the panic), 1 internal-error row.
     assert_eq!(jtl.labelled("before").len(), 50, "{stdout}\n{stderr}");
@@ -70,7 +72,8 @@ fn without_panics_the_hook_changes_nothing() {
     let server = Server::start();
     let dir = TempDir::new("internal_none");
     let steps = "      - name: r\n        request: { url: \"/ok?p={{ test_panic(false) }}\" }\n";
-    let (code, stdout, _) = run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
+    let (code, stdout, _) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     assert_eq!(code, Some(0), "{stdout}");
     assert_eq!(read_jtl(&dir.join("out.jtl")).rows.len(), 50);
     assert_eq!(server.count(), 50);

@@ -2,9 +2,9 @@
 //! `planrun` binary or the library's public API against real servers and files.
 
 mod common;
+mod jmeter;
 mod json_schema;
 mod live_db;
-mod jmeter;
 mod slurm_cluster;
 
 mod assertions;

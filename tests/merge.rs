@@ -555,6 +555,7 @@ fn merge_big(dir: &TempDir, files: &[PathBuf]) -> (u64, Value) {
 }
 
 #[test]
+#[ignore = "scale test: .ci/run runs it (cargo test -- --ignored)"]
 fn eight_files_merge_in_flat_memory() {
     // The full size, 8 x 2 million rows (1.7 GB), takes minutes in a debug build: the same shape at an eighth of
     // the rows, with a 32 MiB window instead of 64, shows the same thing; docs/results.md gives the full size's

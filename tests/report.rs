@@ -395,6 +395,7 @@ fn json_lines_tabs_and_the_default_directory() {
 }
 
 #[test]
+#[ignore = "scale test: .ci/run runs it (cargo test -- --ignored)"]
 fn two_million_rows_stream_through() {
     const ROWS: u64 = 2_000_000;
     let dir = TempDir::new("report-millions");

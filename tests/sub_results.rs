@@ -202,8 +202,7 @@ fn each_request_of_a_followed_redirect_is_a_sub_result_row_after_its_sample() {
 fn without_the_option_a_followed_redirect_is_one_row() {
     let server = Redirector::start(refused_url());
     let dir = TempDir::new("sub_results_off");
-    let Ran { jtl, .. } =
-        LoadRun::new("subs", &server.url()).users(2, 3).steps(THREE_HOPS).json().run(&dir, &[]);
+    let Ran { jtl, .. } = LoadRun::new("subs", &server.url()).users(2, 3).steps(THREE_HOPS).json().run(&dir, &[]);
     assert_eq!(server.requests().len(), 24);
     assert_eq!(jtl.rows.len(), 6, "{}", jtl.text);
     assert!(jtl.rows.iter().all(|r| r["label"] == "chain"));

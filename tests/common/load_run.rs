@@ -97,7 +97,8 @@ impl LoadRun {
         let out = planrun(dir.path(), &args);
         let jtl_path = dir.join("out.jtl");
         let jtl = jtl_path.exists().then(|| read_jtl(&jtl_path));
-        let json = if self.json && dir.join("out.jsonl").exists() { json_lines(&dir.join("out.jsonl")) } else { vec![] };
+        let json =
+            if self.json && dir.join("out.jsonl").exists() { json_lines(&dir.join("out.jsonl")) } else { vec![] };
         Ran { out, jtl: jtl.unwrap_or(Jtl { text: String::new(), header: vec![], rows: vec![] }), json }
     }
 

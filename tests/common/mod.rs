@@ -35,8 +35,9 @@ pub const JTL_HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessa
 failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
 /// The longest any single invocation of the binary may take before the test kills it and fails. A guard
-/// against hangs only: no test asserts how fast anything is.
-const CHILD_GUARD: Duration = Duration::from_secs(60);
+/// against hangs only: no test asserts how fast anything is. Generous, as the scale tests' runs take tens of
+/// seconds on a loaded 2-core machine.
+const CHILD_GUARD: Duration = Duration::from_secs(180);
 
 // ---------------------------------------------------------------------------------------------------------
 // The recording HTTP server
@@ -764,7 +765,8 @@ pub fn skip(tool: &str, require: &str, why: &str) {
     let thread = std::thread::current();
     let test = thread.name().filter(|n| *n != "main").unwrap_or("a test");
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {tool} cannot run here: {why} (set {require}=1 to fail instead)");
+    let _ =
+        writeln!(std::io::stderr(), "SKIPPED {test}: {tool} cannot run here: {why} (set {require}=1 to fail instead)");
 }
 
 mod load_run;
