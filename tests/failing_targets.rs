@@ -75,7 +75,7 @@ fn plan(base: &str, path: &str, threads: u32, loops: u32, extra_defaults: &str, 
     };
     format!(
         r#"
-name: faults-more
+name: failing-targets
 defaults:
   base_url: "{base}"
 {extra_defaults}
