@@ -1,7 +1,7 @@
 //! Assertions: passing ones leave the sample successful, a failing one fails it with a message naming the
 //! check; failed samples are not a failed run.
 
-mod common;
+use crate::common;
 
 use common::{num, run_ok, summary_total, Server, TempDir};
 

@@ -1,7 +1,7 @@
 //! Request bodies arrive byte for byte as design.md says, with the right Content-Type and Content-Length, and
 //! `planrun dry-run` shows exactly what a run then sends.
 
-mod common;
+use crate::common;
 
 use common::{planrun, run_ok, Recorded, Server, TempDir};
 

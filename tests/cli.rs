@@ -1,7 +1,7 @@
 //! The command line: `planrun PLAN` is `planrun run PLAN`; validate; exit codes 2 (bad plan or arguments,
 //! nothing sent) and 3 (the run could not start, nothing sent).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::ffi::OsStr;

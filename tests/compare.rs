@@ -1,7 +1,8 @@
 //! `planrun compare A B` on constructed files: a label 2x slower, one unchanged, one shifted by a little on
 //! many samples, labels on one side only, a summary JSON side, unreadable input, `--fail-if-slower`, `--html`.
 
-mod common;
+use crate::common;
+use common::read_json;
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -48,10 +49,6 @@ fn pair(dir: &TempDir) -> (PathBuf, PathBuf) {
 fn compare(dir: &TempDir, a: &Path, b: &Path, extra: &[&str]) -> std::process::Output {
     let args = [OsStr::new("compare"), a.as_os_str(), b.as_os_str()];
     planrun(dir.path(), args.into_iter().chain(extra.iter().map(OsStr::new)))
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn row<'a>(comparison: &'a Value, label: &str) -> &'a Value {

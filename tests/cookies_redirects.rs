@@ -1,14 +1,12 @@
 //! Each virtual user keeps its own cookie jar (or none); redirects are followed within one sample, or not.
 
-mod common;
+use crate::common;
 
-use common::{num, run_ok, Recorded, Server, TempDir};
+use common::{num, run_ok, LoadRun, Recorded, Server, TempDir};
 
 fn plan(base: &str, defaults: &str, threads: u32, loops: u32, ramp_up: &str, steps: &str) -> String {
-    format!(
-        "name: cr\ndefaults:\n  base_url: \"{base}\"\n{defaults}thread_groups:\n  - name: g\n    threads: {threads}\n    \
-         loops: {loops}\n    ramp_up: {ramp_up}\n    steps:\n{steps}"
-    )
+    let group = format!("    ramp_up: {ramp_up}");
+    LoadRun::new("cr", base).defaults(defaults).users(threads, loops).group(&group).steps(steps).yaml()
 }
 
 const COOKIE_STEPS: &str = r#"      - name: set

@@ -4,7 +4,7 @@
 //! The tests marked `ignore` run plans that send rows: they pass once the virtual users take their rows from
 //! `run::data::DataSources` (remove the `ignore` then).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

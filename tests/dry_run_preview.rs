@@ -2,7 +2,7 @@
 //! and captured values (as visible placeholders), and exits 2 when a request cannot be rendered at all,
 //! naming the request, the expression and its plan line. Nothing is sent.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, stdout, Server, TempDir};
 

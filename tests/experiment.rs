@@ -1,7 +1,7 @@
 //! The experiment that started planrun, at a small scale: the same plan against a blocking gateway
 //! (8 workers) and a non-blocking one, then `planrun compare` must call the non-blocking side faster.
 
-mod common;
+use crate::common;
 
 use common::{planrun, TempDir};
 

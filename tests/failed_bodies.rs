@@ -1,8 +1,8 @@
 //! `--failed-bodies DIR` and `--json-failed-bodies`: the bodies of failed responses kept (64 KiB each,
 //! secrets masked) as files named by sample and in the JSON lines; nothing for the samples that passed.
 
-mod common;
-mod json_schema;
+use crate::common;
+use crate::json_schema;
 
 use common::{describe, planrun, read_jtl, Server, TempDir};
 

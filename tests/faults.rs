@@ -1,7 +1,7 @@
 //! Targets that fail: every attempted request is one failed row with a stable error kind and a specific
 //! message; the run still completes (exit 0) and the summary counts every sample as an error.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

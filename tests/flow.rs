@@ -1,7 +1,7 @@
 //! Real-world plan features through the binary: extractors, assertions on JSON, headers and expressions,
 //! transactions, flow-control blocks, setup/teardown groups and thresholds.
 
-mod common;
+use crate::common;
 
 use common::{num, planrun, run_ok, Server, TempDir};
 

@@ -8,7 +8,7 @@
 //! set PROPTEST_RNG_SEED to explore others. Template bombs are also rendered by `planrun dry-run`, which must
 //! finish and say what went wrong.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

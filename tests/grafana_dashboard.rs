@@ -2,7 +2,7 @@
 //! percentiles per label and active users, reading only what planrun writes (docs/outputs.md). Its queries
 //! also run against the real databases in tests/live_outputs.rs.
 
-mod live_db;
+use crate::live_db;
 
 use std::collections::HashSet;
 

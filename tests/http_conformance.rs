@@ -3,7 +3,7 @@
 //! (`read_response`, the engine without the socket). Every split must give the same outcome: status, body
 //! length, error kind and message, and whether the connection may carry another request.
 
-mod common;
+use crate::common;
 
 use common::read_response::{read_response, Outcome};
 use http::Method;

@@ -1,17 +1,19 @@
 //! `--http-debug[=full]` and `--http-debug-first N`: the exchanges of failed samples (or of the first N
 //! requests) on stderr, in k6's layout, secrets masked; never on stdout.
 
-mod common;
+use crate::common;
 
-use common::{describe, planrun, read_jtl, stderr, stdout, Jtl, Server, TempDir};
+use common::{describe, planrun, stderr, stdout, LoadRun, Ran, Server, TempDir};
 
 const SECRET: &str = "Sup3rS3cretKey";
 
-fn plan(base: &str, threads: u32, loops: u32, steps: &str) -> String {
-    format!(
-        "name: debug\nproperties:\n  key: {{ value: {SECRET}, secret: true }}\ndefaults:\n  base_url: \"{base}\"\n  \
-         cookies: false\nthread_groups:\n  - name: g\n    threads: {threads}\n    loops: {loops}\n    steps:\n{steps}"
-    )
+/// A plan whose property `key` is a secret, without cookies.
+fn plan(base: &str, threads: u32, loops: u32, steps: &str) -> LoadRun {
+    LoadRun::new("debug", base)
+        .top(&format!("properties:\n  key: {{ value: {SECRET}, secret: true }}"))
+        .defaults("  cookies: false")
+        .users(threads, loops)
+        .steps(steps)
 }
 
 const STEPS: &str = r#"      - name: ok
@@ -23,16 +25,6 @@ const STEPS: &str = r#"      - name: ok
           headers: { X-Key: "{{ props.key }}", Authorization: "Basic dXNlcjpwYXNz" }
 "#;
 
-/// Runs the plan in `dir`, writing the JTL to out.jtl; expects exit 0.
-fn run(dir: &TempDir, text: &str, extra: &[&str]) -> (std::process::Output, Jtl) {
-    let plan = dir.write("plan.yaml", text);
-    let mut args = vec!["run", plan.to_str().unwrap(), "-o", "out.jtl"];
-    args.extend(extra);
-    let out = planrun(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    (out, read_jtl(&dir.join("out.jtl")))
-}
-
 /// The exchanges printed on stderr, one text each.
 fn exchanges(err: &str) -> Vec<String> {
     err.split("--- http-debug: ").skip(1).map(|b| b.split("\nplanrun: ").next().unwrap_or(b).to_string()).collect()
@@ -42,7 +34,7 @@ fn exchanges(err: &str) -> Vec<String> {
 fn failed_samples_are_printed_with_their_heads_and_secrets_masked() {
     let server = Server::start();
     let dir = TempDir::new("http_debug_heads");
-    let (out, jtl) = run(&dir, &plan(&server.url(), 2, 3, STEPS), &["--http-debug"]);
+    let Ran { out, jtl, .. } = plan(&server.url(), 2, 3, STEPS).run(&dir, &["--http-debug"]);
     assert_eq!(server.count(), 12);
     assert_eq!(jtl.rows.len(), 12);
     let failed = jtl.rows.iter().filter(|r| r["success"] == "false").count();
@@ -80,7 +72,7 @@ fn full_adds_the_bodies_cut_at_2_kib_and_masked() {
           json: { key: "{{ props.key }}", n: 1 }
         assert: [ { body_contains: nothing } ]
 "#;
-    let (out, jtl) = run(&dir, &plan(&server.url(), 1, 2, steps), &["--http-debug=full", "--quiet"]);
+    let Ran { out, jtl, .. } = plan(&server.url(), 1, 2, steps).run(&dir, &["--http-debug=full", "--quiet"]);
     assert_eq!(server.count(), 4);
     assert_eq!(jtl.rows.len(), 4);
     let err = stderr(&out);
@@ -107,7 +99,7 @@ fn first_n_shows_the_first_requests_whatever_their_outcome() {
     let server = Server::start();
     let dir = TempDir::new("http_debug_first");
     let steps = "      - name: ok\n        request: { url: /ok }\n";
-    let (out, jtl) = run(&dir, &plan(&server.url(), 2, 5, steps), &["--http-debug-first", "3", "--quiet"]);
+    let Ran { out, jtl, .. } = plan(&server.url(), 2, 5, steps).run(&dir, &["--http-debug-first", "3", "--quiet"]);
     assert_eq!(server.count(), 10);
     assert_eq!(jtl.rows.len(), 10);
     let shown = exchanges(&stderr(&out));
@@ -122,7 +114,7 @@ fn a_transport_error_shows_the_request_and_why_no_response_came() {
     let dir = TempDir::new("http_debug_refused");
     let refused = common::refused_url();
     let steps = "      - name: refused\n        request: { url: /x, timeout: 2s }\n";
-    let (out, jtl) = run(&dir, &plan(&refused, 1, 2, steps), &["--http-debug", "--quiet"]);
+    let Ran { out, jtl, .. } = plan(&refused, 1, 2, steps).run(&dir, &["--http-debug", "--quiet"]);
     assert_eq!(jtl.rows.len(), 2);
     let shown = exchanges(&stderr(&out));
     assert_eq!(shown.len(), 2);
@@ -136,7 +128,7 @@ fn a_transport_error_shows_the_request_and_why_no_response_came() {
 fn the_jtl_on_stdout_holds_no_exchange() {
     let server = Server::start();
     let dir = TempDir::new("http_debug_stdout");
-    let plan = dir.write("plan.yaml", plan(&server.url(), 1, 2, STEPS));
+    let plan = dir.write("plan.yaml", plan(&server.url(), 1, 2, STEPS).yaml());
     let args = ["run", plan.to_str().unwrap(), "-o", "/dev/stdout", "--http-debug=full", "--quiet"];
     let out = planrun(dir.path(), args);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
@@ -158,7 +150,7 @@ fn control_characters_in_heads_are_escaped() {
     let server = common::RawServer::start(C1_RESPONSE, u64::MAX);
     let dir = TempDir::new("http_debug_c1");
     let steps = "      - name: evil\n        request: { url: /x }\n";
-    let (out, jtl) = run(&dir, &plan(&server.url(), 1, 3, steps), &["--http-debug", "--quiet"]);
+    let Ran { out, jtl, .. } = plan(&server.url(), 1, 3, steps).run(&dir, &["--http-debug", "--quiet"]);
     assert_eq!(server.requests(), 3);
     assert_eq!(jtl.rows.len(), 3);
     let shown = exchanges(&stderr(&out));
@@ -184,7 +176,7 @@ fn failed_samples_past_the_cap_are_counted_not_printed() {
         let before = server.count();
         let mut args = vec!["--http-debug", "--quiet"];
         args.extend(extra);
-        let (out, jtl) = run(&dir, &plan(&server.url(), 1, loops, steps), &args);
+        let Ran { out, jtl, .. } = plan(&server.url(), 1, loops, steps).run(&dir, &args);
         assert_eq!(server.count() - before, loops as usize);
         assert_eq!(jtl.rows.len(), loops as usize);
         let err = stderr(&out);

@@ -2,7 +2,7 @@
 //! whatever the bytes and however they are split into reads, and never reads past a declared length: a
 //! sized body hands over at most its Content-Length, and the response takes no byte beyond it.
 
-mod common;
+use crate::common;
 
 use common::read_response::read_response;
 use http::Method;

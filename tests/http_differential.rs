@@ -5,7 +5,7 @@
 //! body length, error kind, whether the connection may be reused) must be equal, or differ in one of the ways
 //! docs/faults.md lists ("The engine against hyper's"), each named here with its reason.
 
-mod common;
+use crate::common;
 
 use std::io;
 use std::pin::Pin;

@@ -1,15 +1,9 @@
 //! The request head planrun writes: no byte a template renders can end a header line or the head early
 //! (CR, LF, NUL), and the head is what the plan says, headers in its order.
 
-mod common;
+use crate::common;
 
-use common::{num, run_ok, Server, TempDir};
-
-fn plan(url: &str, steps: &str) -> String {
-    format!(
-        "name: head\ndefaults: {{ base_url: \"{url}\" }}\nthread_groups:\n  - name: g\n    threads: 1\n    loops: 1\n    steps:\n{steps}"
-    )
-}
+use common::{num, LoadRun, Ran, Server, TempDir};
 
 #[test]
 fn a_line_break_rendered_into_a_header_fails_the_sample_and_sends_nothing() {
@@ -32,8 +26,7 @@ fn a_line_break_rendered_into_a_header_fails_the_sample_and_sends_nothing() {
           url: /ok
           headers: { X-A: "{{ 'a b' }}" }
 "#;
-    let plan = dir.write("plan.yaml", plan(&server.url(), steps));
-    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let Ran { jtl, .. } = LoadRun::new("head", &server.url()).steps(steps).run(&dir, &[]);
     for label in ["crlf", "lf", "nul"] {
         let row = jtl.one(label);
         assert_eq!(row["responseCode"], "Non HTTP response code: BadRequest", "{label}: {row:?}");
@@ -56,8 +49,7 @@ fn a_line_break_rendered_into_the_url_is_percent_encoded_not_sent_raw() {
           url: "/ok{{ '\r\nX-Injected: 1' }}"
         assert: [ { status: 404 } ]
 "#;
-    let plan = dir.write("plan.yaml", plan(&server.url(), steps));
-    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let Ran { jtl, .. } = LoadRun::new("head", &server.url()).steps(steps).run(&dir, &[]);
     assert_eq!(jtl.rows.len(), 1);
     let got = server.requests();
     assert_eq!(got.len(), 1, "{}", jtl.text);
@@ -92,8 +84,7 @@ fn a_step_repeated_or_alternating_sends_each_header_once_with_its_own_values() {
     // Each iteration: three POSTs in a row, the cookie, two templated requests; the second iteration's POSTs
     // carry the cookie.
     let steps = format!("{post}{others}");
-    let plan = dir.write("plan.yaml", plan(&server.url(), &steps).replace("loops: 1", "loops: 2"));
-    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    let Ran { jtl, .. } = LoadRun::new("head", &server.url()).users(1, 2).steps(&steps).run(&dir, &[]);
     let got = server.requests();
     assert_eq!(got.len(), jtl.rows.len(), "the server's count equals the rows");
     assert_eq!(got.len(), 12);

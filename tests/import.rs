@@ -3,7 +3,7 @@
 //! unknown version, cut short, not UTF-8, a DTD with entities, 10 MB) is exit 2 with line and column, never a
 //! panic.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! Every JMeter plan in tests/fixtures/jmx (JMeter's templates, Taurus' test plans, planrun's own shop)
-//! converts, its YAML matches the snapshot next to it (`BLESS=1 cargo test --test import_corpus` rewrites
-//! them), and the converted plan passes `planrun validate`; the deliberately broken one is refused.
+//! converts, its YAML matches the snapshot next to it (`BLESS=1 cargo test --test integration import_corpus`
+//! rewrites them), and the converted plan passes `planrun validate`; the deliberately broken one is refused.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

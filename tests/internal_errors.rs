@@ -2,11 +2,11 @@
 //! summary counts it, and the exit code is not 0. The panic comes from `test_panic(true)`, a template
 //! function that debug builds register when `PLANRUN_TEST_PANIC` is set.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 
-use common::{read_jtl, Server, TempDir};
+use common::{read_jtl, LoadRun, Server, TempDir};
 
 /// Runs `planrun run PLAN -o out.jtl --quiet` with the test hook on; returns the exit code and stdout.
 fn run_with_hook(dir: &TempDir, plan: &str) -> (Option<i32>, String, String) {
@@ -22,19 +22,13 @@ fn run_with_hook(dir: &TempDir, plan: &str) -> (Option<i32>, String, String) {
     (out.status.code(), text(&out.stdout), text(&out.stderr))
 }
 
-fn plan(url: &str, steps: &str) -> String {
-    format!(
-        "name: panics\ndefaults: {{ base_url: \"{url}\" }}\nthread_groups:\n  - name: g\n    threads: 10\n    \
-         loops: 5\n    steps:\n{steps}"
-    )
-}
-
 #[test]
 fn a_panic_while_making_a_request_is_a_failed_sample_and_the_user_goes_on() {
     let server = Server::start();
     let dir = TempDir::new("internal_request");
     let steps = "      - name: r\n        request: { url: \"/ok?p={{ test_panic(iteration == 3) }}\" }\n";
-    let (code, stdout, stderr) = run_with_hook(&dir, &plan(&server.url(), steps));
+    let (code, stdout, stderr) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     let jtl = read_jtl(&dir.join("out.jtl"));
     assert_eq!(jtl.rows.len(), 50, "{stdout}\n{stderr}");
     assert_eq!(server.count(), 40);
@@ -58,7 +52,8 @@ fn a_panic_between_requests_ends_the_iteration_with_a_failed_sample_and_the_next
     let steps = "      - name: before\n        request: { url: /a }\n      - if: \"{{ test_panic(iteration == 2) }}\"\n        \
                  steps:\n          - name: never\n            request: { url: /never }\n      - name: after\n        \
                  request: { url: /b }\n";
-    let (code, stdout, stderr) = run_with_hook(&dir, &plan(&server.url(), steps));
+    let (code, stdout, stderr) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     let jtl = read_jtl(&dir.join("out.jtl"));
     // Per user: 5 x `before`, 4 x `after` (iteration 2 ends at the panic), 1 internal-error row.
     assert_eq!(jtl.labelled("before").len(), 50, "{stdout}\n{stderr}");
@@ -77,7 +72,8 @@ fn without_panics_the_hook_changes_nothing() {
     let server = Server::start();
     let dir = TempDir::new("internal_none");
     let steps = "      - name: r\n        request: { url: \"/ok?p={{ test_panic(false) }}\" }\n";
-    let (code, stdout, _) = run_with_hook(&dir, &plan(&server.url(), steps));
+    let (code, stdout, _) =
+        run_with_hook(&dir, &LoadRun::new("panics", &server.url()).users(10, 5).steps(steps).yaml());
     assert_eq!(code, Some(0), "{stdout}");
     assert_eq!(read_jtl(&dir.join("out.jtl")).rows.len(), 50);
     assert_eq!(server.count(), 50);

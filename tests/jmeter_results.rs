@@ -1,6 +1,6 @@
 //! Result columns written as JMeter writes them, checked against raw servers that say unusual things.
 
-mod common;
+use crate::common;
 
 use common::{read_jtl, run_ok, RawServer, TempDir};
 use std::collections::HashMap;

@@ -9,11 +9,10 @@
 //! Without java, javac or JMeter the tests say why and pass, unless PLANRUN_REQUIRE_JMETER=1 (set by .ci/run)
 //! makes that a failure. JMeter's JVM takes seconds to start, so both tools run once, for every test here.
 
-mod common;
-mod jmeter;
+use crate::common;
+use crate::jmeter;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -210,14 +209,7 @@ fn side_by_side() -> Option<&'static SideBySide> {
     match outcome {
         Outcome::Ran(run) => Some(run),
         Outcome::Skipped(why) => {
-            // Once, and past the test harness's capture (eprintln! would only show for a failing test).
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "jmeter_side_by_side: skipped, JMeter cannot run here: {why} (PLANRUN_REQUIRE_JMETER=1 makes this a failure)"
-                );
-            });
+            common::skip("JMeter", "PLANRUN_REQUIRE_JMETER", why);
             None
         }
         Outcome::Failed(message) => panic!("{message}"),

@@ -1,10 +1,11 @@
 //! The JTL of a deterministic run equals a checked-in golden file once the volatile columns are masked, and
 //! every JTL is strict RFC 4180 CSV with JMeter's 17 columns, whatever its text fields hold.
 //!
-//! To rewrite the golden file after a deliberate change: `PLANRUN_UPDATE_GOLDEN=1 cargo test --test jtl_golden`,
-//! then check it by hand against ../shared/jtl.md.
+//! To rewrite the golden file after a deliberate change:
+//! `PLANRUN_UPDATE_GOLDEN=1 cargo test --test integration jtl_golden`, then check it by hand against
+//! ../shared/jtl.md.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

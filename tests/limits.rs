@@ -1,7 +1,7 @@
 //! Limits of the machine and of the disk, reported before anything is sent: more users than the
 //! open-file limit allows, and a results file on a full disk (/dev/full), are exit 3 with the numbers.
 
-mod common;
+use crate::common;
 
 use common::{planrun, Server, TempDir};
 

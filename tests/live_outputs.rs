@@ -3,8 +3,8 @@
 //! while the run goes on, an unreachable database costs a warning, and dropped iterations are counted and
 //! judged. Skipped, saying why, when a server is not installed, unless PLANRUN_REQUIRE_LIVE=1.
 
-mod common;
-mod live_db;
+use crate::common;
+use crate::live_db;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;

@@ -2,7 +2,7 @@
 //! what they must): what it does after a pause is unchanged. Every test counts the requests the server
 //! read against the rows written.
 
-mod common;
+use crate::common;
 
 use common::{planrun, read_jtl, RawServer, Server, TempDir};
 

@@ -1,7 +1,7 @@
 //! One metric vocabulary: thresholds and `compare --metric` take the same names and aliases (`avg`,
 //! `average`, `median`, `p999`); compare refuses the metrics that say nothing about speed.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

@@ -3,7 +3,8 @@
 //! second planrun writing the same file.
 //! Each test counts requests on the server and rows in the files.
 
-mod common;
+use crate::common;
+use common::json_lines;
 
 use std::fs::File;
 use std::io::Read;
@@ -192,13 +193,6 @@ fn wait_until_stalled(server: &Server) {
             return;
         }
     }
-}
-
-/// The JSON lines of a file, parsed; the file must end with a whole line.
-fn json_lines(path: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    assert!(text.is_empty() || text.ends_with('\n'), "a torn last line in {}", path.display());
-    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
 }
 
 /// Every `ok` sample succeeded within its timeout; every `slow` one is a read timeout after at least 200 ms.

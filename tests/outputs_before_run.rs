@@ -4,7 +4,7 @@
 //! written, for run, report, compare and import alike; a run says when it replaces earlier results, and
 //! `--append` adds to them instead.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! `validate` checks the columns a template reads from a data set against the CSV's header: before, a
 //! misspelt column passed and failed every request at run time with `undefined value`.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, TempDir};
 

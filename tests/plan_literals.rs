@@ -1,7 +1,7 @@
 //! Strings planrun uses as written (names of query, form, multipart and json fields; values an assertion
 //! compares) refuse template syntax: before, `query: {"vu{{ vu }}": x}` sent `vu%7B%7B+vu+%7D%7D=` silently.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, TempDir};
 

@@ -1,7 +1,7 @@
 //! Small traps a new user fell into, each now a clear answer: booleans from `-D`, a JMeter-style JSONPath,
 //! a threshold on a label no step has.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, Server, TempDir};
 

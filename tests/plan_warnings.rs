@@ -1,7 +1,7 @@
 //! `-D name=value` for a property the plan neither declares nor reads: validate, dry-run and run each print
 //! the same warning, with "did you mean", on stderr, and go on.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, Server, TempDir};
 
@@ -152,15 +152,19 @@ fn a_duration_shorter_than_the_ramp_up_ends_the_group_and_warns_of_the_users_tha
 
     // Staged and open: stages that last an hour end with the 400 ms duration too.
     let mut sent = server.count();
-    for (shape, expected) in [
+    for (i, (shape, expected)) in [
         (
             "stages:\n      - { duration: 1s, target: 10 }\n      - { duration: 1h, target: 10 }",
             Some("it reaches 4 of the 10 users they name"),
         ),
         ("arrival_rate: 20/s\n    stages:\n      - { duration: 1h, target: 20/s }", None),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let plan = cut_short_plan(&dir, &server.url(), shape);
-        let jtl = dir.join("staged.jtl");
+        // A file of its own for each run: a second run to the same file would be warned that it replaces rows.
+        let jtl = dir.join(&format!("staged-{i}.jtl"));
         let run = planrun(dir.path(), ["run", plan.to_str().unwrap(), "--quiet", "-o", jtl.to_str().unwrap()]);
         assert_eq!(run.status.code(), Some(0), "{shape}: {}", describe(&run));
         match expected {

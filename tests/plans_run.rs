@@ -1,7 +1,7 @@
 //! Every example plan in plans/ runs against its embedded stub (small where it has knobs) and ends as it
 //! says it will: exit 0, and the thresholds example fails on purpose against the slow stub.
 
-mod common;
+use crate::common;
 
 use common::{planrun, TempDir};
 

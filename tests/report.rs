@@ -3,7 +3,8 @@
 //! --report`, checked against schemas/summary.schema.json. Every report's embedded chart data must add up to
 //! its summary.
 
-mod common;
+use crate::common;
+use common::read_json;
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -97,11 +98,6 @@ fn constructed() -> Vec<Row<'static>> {
         });
     }
     rows
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The JSON in `<script type="application/json" id="data">`.
@@ -399,6 +395,7 @@ fn json_lines_tabs_and_the_default_directory() {
 }
 
 #[test]
+#[ignore = "scale test: .ci/run runs it (cargo test -- --ignored)"]
 fn two_million_rows_stream_through() {
     const ROWS: u64 = 2_000_000;
     let dir = TempDir::new("report-millions");

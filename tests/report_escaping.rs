@@ -2,7 +2,7 @@
 //! exactly once: the page's tables through its template's auto-escaping, the charts' titles and legends through
 //! report/svg.rs; the embedded JSON keeps the text as it is.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, Server, TempDir};
 

@@ -4,7 +4,7 @@
 //! and the cookie jar, redirects and the dataType column must work without being asked. Every test counts
 //! the server's requests against the rows.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, RawServer, Server, TempDir};
 

@@ -1,7 +1,7 @@
 //! A plan run through the library, in this process, as an embedding program runs it: `planrun::session::run`
 //! with its outputs, its events heard and an observer of its own, against a real server.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! A bounded run sends exactly threads x loops x steps requests and writes exactly one JTL row for each, with
 //! JMeter's columns and values that agree with what the server saw.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 

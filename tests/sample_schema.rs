@@ -1,8 +1,8 @@
 //! Every line `--json` writes, for every kind of sample (a response, a failed assertion, a transport
 //! error, a transaction), is valid against the checked-in schemas/sample.schema.json.
 
-mod common;
-mod json_schema;
+use crate::common;
+use crate::json_schema;
 
 use common::{planrun, refused_url, Server, TempDir};
 

@@ -1,7 +1,7 @@
 //! `schemas/plan.schema.json`: what `planrun schema` prints, checked in; the example plans validate against
 //! it, bad plans do not, and on a table of plans the schema and the parser agree.
 
-mod json_schema;
+use crate::json_schema;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Secret properties and variables go on the wire as they are but show as `***` in dry-run output and in
 //! the JTL's URL column; Authorization headers are masked in dry-run output.
 
-mod common;
+use crate::common;
 
 use common::{planrun, run_ok, Server, TempDir};
 

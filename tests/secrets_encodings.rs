@@ -4,7 +4,7 @@
 //! can fill with it (redirect errors, assertion failures); a secret that is the prefix of another leaves none of
 //! it in view; one shorter than 4 characters is a plan error, so that hosts and ports stay whole.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};

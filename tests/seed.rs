@@ -1,6 +1,6 @@
 //! One seed, the same data: a run is replayed request for request by its seed, whatever the timing.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, stderr, Server, TempDir};
 

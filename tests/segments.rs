@@ -1,7 +1,7 @@
 //! `--segment I/N`, `--cores N` and `--start-at`: a plan split into segments (or spread over cores) sends
 //! exactly what one run sends, counted on the server and in the results.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -5,11 +5,10 @@
 //! That test needs root and Debian's slurm-wlm and munge; without them it says why and passes, unless
 //! PLANRUN_REQUIRE_SLURM=1 (set by .ci/run). The scripts' refusals are checked without Slurm.
 
-mod common;
-mod slurm_cluster;
+use crate::common;
+use crate::slurm_cluster;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -122,11 +121,7 @@ fn labels(jtl: &Jtl) -> Vec<&str> {
 /// with PLANRUN_REQUIRE_SLURM=1).
 fn slurm_here() -> bool {
     let Some(why) = slurm_cluster::cannot_run() else { return true };
-    if std::env::var("PLANRUN_REQUIRE_SLURM").as_deref() == Ok("1") {
-        panic!("PLANRUN_REQUIRE_SLURM=1, but Slurm cannot run here: {why}");
-    }
-    // Past the test harness's capture: a skip must be seen.
-    let _ = writeln!(std::io::stderr(), "slurm: skipped: {why} (PLANRUN_REQUIRE_SLURM=1 makes this a failure)");
+    common::skip("Slurm", "PLANRUN_REQUIRE_SLURM", &why);
     false
 }
 

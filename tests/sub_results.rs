@@ -2,8 +2,8 @@
 //! ...), right after the request's own row, one row per request the server received; without the option,
 //! one row per request step as before.
 
-mod common;
-mod json_schema;
+use crate::common;
+use crate::json_schema;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use common::{describe, num, planrun, read_jtl, refused_url, stdout, summary_total, Jtl, TempDir};
+use common::{json_lines, num, refused_url, stdout, summary_total, LoadRun, Ran, TempDir};
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -140,34 +140,14 @@ impl AsyncWrite for Counted {
     }
 }
 
-fn plan(base: &str, threads: u32, loops: u32, steps: &str) -> String {
-    format!(
-        "name: subs\ndefaults:\n  base_url: \"{base}\"\nthread_groups:\n  - name: g\n    threads: {threads}\n    \
-         loops: {loops}\n    steps:\n{steps}"
-    )
-}
-
 const THREE_HOPS: &str = "      - name: chain\n        request: { url: /hop/3 }\n";
-
-fn run(dir: &TempDir, plan: &str, extra: &[&str]) -> (std::process::Output, Jtl) {
-    let plan = dir.write("plan.yaml", plan);
-    let mut args = vec!["run", plan.to_str().unwrap(), "-o", "out.jtl", "--json", "out.jsonl"];
-    args.extend(extra);
-    let out = planrun(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    (out, read_jtl(&dir.join("out.jtl")))
-}
-
-fn json_lines(dir: &TempDir) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(dir.join("out.jsonl")).unwrap();
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
 
 #[test]
 fn each_request_of_a_followed_redirect_is_a_sub_result_row_after_its_sample() {
     let server = Redirector::start(refused_url());
     let dir = TempDir::new("sub_results_rows");
-    let (out, jtl) = run(&dir, &plan(&server.url(), 2, 3, THREE_HOPS), &["--sub-results"]);
+    let Ran { out, jtl, .. } =
+        LoadRun::new("subs", &server.url()).users(2, 3).steps(THREE_HOPS).json().run(&dir, &["--sub-results"]);
 
     // 6 samples, each of 4 requests: the server's count is the count of sub-result rows.
     let requests = server.requests();
@@ -205,7 +185,7 @@ fn each_request_of_a_followed_redirect_is_a_sub_result_row_after_its_sample() {
     assert_eq!(sum("sentBytes"), server.counts.read.load(Ordering::SeqCst));
 
     // JSON lines: one line per sample, its sub-results nested, valid against the schema.
-    let lines = json_lines(&dir);
+    let lines = json_lines(&dir.join("out.jsonl"));
     assert_eq!(lines.len(), 6);
     let schema: serde_json::Value =
         serde_json::from_str(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas/sample.schema.json"))).unwrap();
@@ -222,11 +202,11 @@ fn each_request_of_a_followed_redirect_is_a_sub_result_row_after_its_sample() {
 fn without_the_option_a_followed_redirect_is_one_row() {
     let server = Redirector::start(refused_url());
     let dir = TempDir::new("sub_results_off");
-    let (_, jtl) = run(&dir, &plan(&server.url(), 2, 3, THREE_HOPS), &[]);
+    let Ran { jtl, .. } = LoadRun::new("subs", &server.url()).users(2, 3).steps(THREE_HOPS).json().run(&dir, &[]);
     assert_eq!(server.requests().len(), 24);
     assert_eq!(jtl.rows.len(), 6, "{}", jtl.text);
     assert!(jtl.rows.iter().all(|r| r["label"] == "chain"));
-    assert!(json_lines(&dir).iter().all(|l| l.get("sub_results").is_none()));
+    assert!(json_lines(&dir.join("out.jsonl")).iter().all(|l| l.get("sub_results").is_none()));
 }
 
 #[test]
@@ -235,7 +215,8 @@ fn no_sub_results_without_a_redirect_followed() {
     let dir = TempDir::new("sub_results_none");
     let steps = "      - name: direct\n        request: { url: /hop/0 }\n      - name: not-followed\n        \
                  request: { url: /hop/2, follow_redirects: false }\n";
-    let (_, jtl) = run(&dir, &plan(&server.url(), 1, 2, steps), &["--sub-results"]);
+    let Ran { jtl, .. } =
+        LoadRun::new("subs", &server.url()).users(1, 2).steps(steps).json().run(&dir, &["--sub-results"]);
     assert_eq!(server.requests().len(), 4);
     assert_eq!(jtl.rows.len(), 4, "{}", jtl.text);
     assert_eq!(jtl.labelled("not-followed").iter().filter(|r| r["responseCode"] == "302").count(), 2);
@@ -246,7 +227,8 @@ fn a_redirect_to_a_target_that_fails_ends_with_an_error_sub_result() {
     let server = Redirector::start(refused_url());
     let dir = TempDir::new("sub_results_error");
     let steps = "      - name: away\n        request: { url: /away, timeout: 2s }\n";
-    let (_, jtl) = run(&dir, &plan(&server.url(), 1, 2, steps), &["--sub-results"]);
+    let Ran { jtl, .. } =
+        LoadRun::new("subs", &server.url()).users(1, 2).steps(steps).json().run(&dir, &["--sub-results"]);
     assert_eq!(server.requests().len(), 2, "the second request of each chain is refused");
     assert_eq!(jtl.rows.len(), 2 * 3, "{}", jtl.text);
     for chunk in jtl.rows.chunks(3) {
@@ -268,7 +250,8 @@ fn a_post_redirected_with_303_has_a_get_sub_result() {
     let server = Redirector::start(refused_url());
     let dir = TempDir::new("sub_results_post");
     let steps = "      - name: post\n        request: { method: POST, url: /see-other/1, form: { a: \"1\" } }\n";
-    let (_, jtl) = run(&dir, &plan(&server.url(), 1, 1, steps), &["--sub-results"]);
+    let Ran { jtl, .. } =
+        LoadRun::new("subs", &server.url()).users(1, 1).steps(steps).json().run(&dir, &["--sub-results"]);
     let methods: Vec<(String, String)> = server.requests();
     assert_eq!(methods, [("POST".into(), "/see-other/1".into()), ("GET".into(), "/see-other/0".into())]);
     let labels: Vec<&str> = jtl.rows.iter().map(|r| r["label"].as_str()).collect();

@@ -6,7 +6,7 @@
 //! settings verifies against Mozilla's roots); the `ca`, `insecure` and mutual-TLS ones need the run's TLS
 //! configuration to reach each virtual user's client (`Client::with_tls` in src/run/vuser.rs).
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! ASCII) is sent percent-encoded, as browsers and JMeter send it: before, every such request failed with
 //! `invalid request target` and nothing was sent.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, Server, TempDir};
 

@@ -1,6 +1,6 @@
 //! Every bad plan in tests/plans/err is rejected with exit 2 and exactly the messages in its `.stderr`
-//! snapshot (regenerate with `BLESS=1 cargo test --test validate_snapshots`); every plan in plans/ and
-//! tests/plans/ok validates.
+//! snapshot (regenerate with `BLESS=1 cargo test --test integration validate_snapshots`); every plan in
+//! plans/ and tests/plans/ok validates.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

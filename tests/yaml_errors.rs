@@ -2,7 +2,7 @@
 //! mistake (not where the parser gave up, often the line after), with what was expected and a hint that
 //! shows the fix. One case per translated error, each through `planrun validate`.
 
-mod common;
+use crate::common;
 
 use common::{describe, planrun, stderr, TempDir};
 

@@ -794,7 +794,7 @@ mod tests {
     }
 
     /// A device or a directory named after the plan was validated is refused when the run starts, at once:
-    /// /dev/zero is not read. (FIFOs go through the same `open_regular`; tests/hardening_inputs.rs makes one
+    /// /dev/zero is not read. (FIFOs go through the same `open_regular`; tests/hostile_inputs.rs makes one
     /// with mkfifo, as src/ starts no process, not even in its tests.)
     #[test]
     fn open_refuses_what_is_not_a_regular_file() {

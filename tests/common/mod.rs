@@ -35,8 +35,9 @@ pub const JTL_HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessa
 failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
 /// The longest any single invocation of the binary may take before the test kills it and fails. A guard
-/// against hangs only: no test asserts how fast anything is.
-const CHILD_GUARD: Duration = Duration::from_secs(60);
+/// against hangs only: no test asserts how fast anything is. Generous, as the scale tests' runs take tens of
+/// seconds on a loaded 2-core machine.
+const CHILD_GUARD: Duration = Duration::from_secs(180);
 
 // ---------------------------------------------------------------------------------------------------------
 // The recording HTTP server
@@ -517,9 +518,12 @@ pub fn refused_url() -> String {
 pub struct TempDir(PathBuf);
 
 impl TempDir {
-    /// Creates (or empties) `<tmp>/planrun-<name>-<pid>`.
+    /// Creates (or empties) `<tmp>/planrun-<name>-<pid>-<n>`, `n` counting the directories this process made
+    /// (all the tests share one process, and two may pick the same name).
     pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("planrun-{name}-{}", std::process::id()));
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("planrun-{name}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create the test's temp dir");
         TempDir(dir)
@@ -749,3 +753,25 @@ pub fn chromium() -> Option<String> {
 /// A server that sends responses nobody asked for.
 pub mod late;
 pub mod read_response;
+
+// ---------------------------------------------------------------------------------------------------------
+// Optional tools
+// ---------------------------------------------------------------------------------------------------------
+
+/// Says, in the same words for every optional tool (Chromium, JMeter, Slurm, InfluxDB, Prometheus,
+/// kubernetes-validate), that the running test skips what needs `tool`, because `why`; or fails the test when
+/// the environment variable `require` is `1` (as .ci/run sets it). Written past the harness's capture, so a
+/// skip is seen even when the test passes.
+pub fn skip(tool: &str, require: &str, why: &str) {
+    if std::env::var(require).as_deref() == Ok("1") {
+        panic!("{require}=1, but {tool} cannot run here: {why}");
+    }
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("a test");
+    use std::io::Write;
+    let _ =
+        writeln!(std::io::stderr(), "SKIPPED {test}: {tool} cannot run here: {why} (set {require}=1 to fail instead)");
+}
+
+mod load_run;
+pub use load_run::{json_lines, read_json, LoadRun, Ran};

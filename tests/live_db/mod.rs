@@ -12,12 +12,7 @@ use std::time::{Duration, Instant};
 /// How long a server has to start answering.
 const READY_WITHIN: Duration = Duration::from_secs(60);
 
-/// Whether the servers must be there (CI): a missing one fails the test instead of skipping it.
-fn required() -> bool {
-    std::env::var("PLANRUN_REQUIRE_LIVE").is_ok_and(|v| v == "1")
-}
-
-/// The program's path, or `None` (the test skips, saying why) when it is not installed.
+/// The program's path, or `None` when it is not installed.
 fn program(name: &str) -> Option<String> {
     let found = std::env::var_os("PATH")
         .into_iter()
@@ -30,8 +25,9 @@ fn program(name: &str) -> Option<String> {
 fn missing(name: &str, package: &str) -> Option<String> {
     let p = program(name);
     if p.is_none() {
-        assert!(!required(), "PLANRUN_REQUIRE_LIVE=1 but `{name}` is not installed (apt-get install {package})");
-        eprintln!("skipped: `{name}` is not installed (apt-get install {package}; .ci/run does)");
+        let why = format!("`{name}` is not on PATH (apt-get install {package}; .ci/run does)");
+        let tool = if name == "influxd" { "InfluxDB" } else { "Prometheus" };
+        crate::common::skip(tool, "PLANRUN_REQUIRE_LIVE", &why);
     }
     p
 }

@@ -3,7 +3,7 @@
 //! `stub:` path that reads itself. Each one is a plan error (exit 2, every problem at its file:line:col) or a
 //! failed sample, never a panic (exit 101) or a hang.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -366,6 +366,7 @@ fn a_data_row_longer_than_the_limit_is_a_plan_error_naming_file_and_line() {
 /// Rendering every problem of a plan took time quadratic in their number (each one's line was found by
 /// scanning the file from its start): 100,000 problems are all reported, within the test guard's minute.
 #[test]
+#[ignore = "scale test: .ci/run runs it (cargo test -- --ignored)"]
 fn a_plan_with_100k_problems_reports_every_one() {
     let dir = TempDir::new("hostile_100k");
     const N: usize = 100_000;
@@ -388,6 +389,7 @@ fn a_plan_with_100k_problems_reports_every_one() {
 /// Each variable sees the ones before it: the set of names was copied for every variable, and every unknown
 /// name was compared with all of them, so thousands of variables with as many typos took minutes.
 #[test]
+#[ignore = "scale test: .ci/run runs it (cargo test -- --ignored)"]
 fn many_variables_with_as_many_unknown_names_report_in_linear_time() {
     let dir = TempDir::new("hostile_variables");
     const N: usize = 20_000;

@@ -2,7 +2,7 @@
 //! without saying so, open-model iterations that pause first, and arrival rates no machine can dispatch.
 //! Every test counts the requests the server read against the rows written.
 
-mod common;
+use crate::common;
 
 use common::{num, planrun, read_jtl, RawServer, TempDir};
 

@@ -3,7 +3,7 @@
 //! with 503 under 50 concurrent users. Each is a row per attempted request with the exact code and message
 //! docs/faults.md promises, and the bytes that crossed the wire.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::net::SocketAddr;
@@ -75,7 +75,7 @@ fn plan(base: &str, path: &str, threads: u32, loops: u32, extra_defaults: &str, 
     };
     format!(
         r#"
-name: faults-more
+name: failing-targets
 defaults:
   base_url: "{base}"
 {extra_defaults}
@@ -110,7 +110,7 @@ const SHORT_BODY: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n012345
 #[test]
 fn a_body_shorter_than_its_content_length_is_a_reset_with_the_bytes_that_came() {
     let server = RawServer::start(SHORT_BODY);
-    let jtl = run("faults_more_short", plan(&server.url(), "/short", 2, 2, "", ""));
+    let jtl = run("failing_short", plan(&server.url(), "/short", 2, 2, "", ""));
     assert_eq!(jtl.rows.len(), 4, "{}", jtl.text);
     assert_rows(
         &jtl,
@@ -134,7 +134,7 @@ fn a_body_shorter_than_its_content_length_is_a_reset_with_the_bytes_that_came() 
 fn a_url_that_cannot_be_a_request_target_is_a_bad_request_row() {
     let server = RawServer::start(BAD_STATUS);
     let path = format!("/{}", "a".repeat(70_000));
-    let jtl = run("faults_more_target", plan(&server.url(), &path, 2, 3, "", ""));
+    let jtl = run("failing_target", plan(&server.url(), &path, 2, 3, "", ""));
     assert_eq!(jtl.rows.len(), 6, "{}", jtl.text);
     for row in &jtl.rows {
         assert_eq!(row["success"], "false");
@@ -152,7 +152,7 @@ const BAD_STATUS: &[u8] = b"HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\nok";
 #[test]
 fn a_malformed_status_line_is_an_invalid_response() {
     let server = RawServer::start(BAD_STATUS);
-    let jtl = run("faults_more_status", plan(&server.url(), "/", 1, 3, "", ""));
+    let jtl = run("failing_status", plan(&server.url(), "/", 1, 3, "", ""));
     assert_eq!(jtl.rows.len(), 3, "{}", jtl.text);
     assert_rows(
         &jtl,
@@ -181,7 +181,7 @@ fn a_connect_that_never_completes_is_a_connect_timeout() {
             Err(_) => break,
         }
     }
-    let jtl = run("faults_more_connect", plan(&format!("http://{addr}"), "/", 1, 2, "  timeout: 300ms", ""));
+    let jtl = run("failing_connect", plan(&format!("http://{addr}"), "/", 1, 2, "  timeout: 300ms", ""));
     assert_eq!(jtl.rows.len(), 2, "{}", jtl.text);
     assert_rows(
         &jtl,
@@ -202,7 +202,7 @@ fn a_body_beyond_max_body_is_counted_in_full_and_checked_on_what_was_kept() {
     const SIZE: u64 = 50 * 1024 * 1024;
     let server = Server::start();
     let asserts = "        assert:\n          - body_contains: abcdef\n          - status: 200";
-    let dir = TempDir::new("faults_more_huge");
+    let dir = TempDir::new("failing_huge");
     let plan =
         dir.write("plan.yaml", plan(&server.url(), &format!("/chunked/{SIZE}"), 1, 1, "  max_body: 1024", asserts));
     let jtl_path = dir.join("out.jtl");
@@ -251,7 +251,7 @@ fn every_request_answered_503_under_50_users_is_one_failed_row() {
     const THREADS: usize = 50;
     const LOOPS: usize = 4;
     let server = Server::start();
-    let dir = TempDir::new("faults_more_503");
+    let dir = TempDir::new("failing_503");
     let plan = dir.write("plan.yaml", plan(&server.url(), "/status/503", THREADS as u32, LOOPS as u32, "", ""));
     let (out, jtl) = run_ok(&dir, &plan, &[]);
     assert_eq!(jtl.rows.len(), THREADS * LOOPS, "exactly threads x loops rows");
