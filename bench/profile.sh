@@ -115,9 +115,9 @@ echo
 stages=$'virtual user task: VirtualUser::iterate\tVirtualUser>?::iterate
   request rendering: wire::render(_reusing)\t^planrun::run::wire::render(_reusing)?$
     templates: Templates::render*, Fast::render\t^planrun::template::(Templates::render(_form)?(_into)?|fast::Fast::render)$
-  the exchange: Client::exchange\t^planrun::run::http::client::Client::exchange
-    on the connection: Conn::exchange\t^planrun::run::http::conn::Conn::exchange
-      request head: encode\t^planrun::run::http::encode::encode$
+  the exchange: Client::exchange\t^planrun::http::client::Client::exchange
+    on the connection: Conn::exchange\t^planrun::http::conn::Conn::exchange
+      request head: encode\t^planrun::http::encode::encode$
       response head: HeadReader::take\tHeadReader::take$
       socket send: sendto(2), loopback delivery included\t^__x64_sys_sendto$
       socket receive: recv(2)\t^__x64_sys_recvfrom$

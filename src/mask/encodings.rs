@@ -12,13 +12,18 @@ const MIN_DERIVED: usize = 4;
 
 /// `secret` as written, JSON-escaped (serde_json's way and minijinja `tojson`'s), quoted as Rust debug
 /// output, and in base64 (both alphabets, padded or not, and the part of a longer text's base64 that the
-/// secret alone makes); each once.
+/// secret alone makes); and, when it is not ASCII, its UTF-8 bytes read one character a byte (ISO-8859-1, as
+/// a response's reason phrase is read) with that text's escapes; each once.
 pub(super) fn encodings(secret: &str) -> Vec<String> {
     if secret.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![secret.to_string(), debug_escaped(secret), json_escaped(secret)];
-    out.extend(tojson_escaped(secret));
+    let mut out = Vec::new();
+    let latin1: String = secret.bytes().map(char::from).collect();
+    for text in [secret, latin1.as_str()] {
+        out.extend([text.to_string(), debug_escaped(text), json_escaped(text)]);
+        out.extend(tojson_escaped(text));
+    }
     for engine in [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD] {
         out.push(engine.encode(secret));
     }
@@ -72,6 +77,13 @@ fn base64_cores(secret: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_beyond_ascii_is_also_looked_for_as_its_bytes_read_as_iso_8859_1() {
+        let forms = encodings("pw/ü");
+        assert!(forms.contains(&"pw/ü".to_string()));
+        assert!(forms.contains(&"pw/Ã¼".to_string()), "as a reason phrase holds it: {forms:?}");
+    }
 
     #[test]
     fn an_alphanumeric_secret_has_only_its_base64_forms() {
