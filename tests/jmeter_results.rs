@@ -19,7 +19,9 @@ fn one_request(dir: &TempDir, server: &RawServer) -> HashMap<String, String> {
             server.addr()
         ),
     );
-    let (_, jtl) = run_ok(dir, &plan, &[]);
+    // The JSON lines too, for the tests that compare both.
+    let json = dir.join("out.jsonl");
+    let (_, jtl) = run_ok(dir, &plan, &["--json", json.to_str().unwrap()]);
     assert_eq!(jtl.rows.len() as u64, server.requests());
     read_jtl(&dir.join("out.jtl")).rows[0].clone()
 }
@@ -71,22 +73,10 @@ fn a_reason_phrase_beyond_ascii_keeps_every_byte_as_jmeter_reads_it() {
         (b"HTTP/1.1 520 \x80\xff \"quoted\", too\r\nContent-Length: 2\r\n\r\nok", "\u{80}\u{ff} \"quoted\", too"),
     ];
     for (response, message) in cases {
-        let server = answering(response);
-        let plan = dir.write(
-            "plan.yaml",
-            format!(
-                "name: p\nthread_groups:\n  - name: g\n    threads: 1\n    loops: 1\n    steps:\n      - name: r\n        \
-                 request: {{ url: \"http://{}/x\" }}\n        assert: [{{ status: [200, 520] }}]\n",
-                server.addr()
-            ),
-        );
-        let json = dir.join("out.jsonl");
-        let (_, jtl) = run_ok(&dir, &plan, &["--json", json.to_str().unwrap()]);
-        assert_eq!(jtl.rows.len() as u64, server.requests());
-        let row = jtl.one("r");
-        assert_eq!(row["responseMessage"], message, "{}", jtl.text);
+        let row = one_request(&dir, &answering(response));
+        assert_eq!(row["responseMessage"], message, "{row:?}");
         assert_eq!(row["success"], "true", "{row:?}");
-        let text = std::fs::read_to_string(&json).unwrap();
+        let text = std::fs::read_to_string(dir.join("out.jsonl")).unwrap();
         let line: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         assert_eq!(line["response_message"], message, "{text}");
         let sent: Vec<u8> = message.chars().map(|c| u8::try_from(u32::from(c)).unwrap()).collect();
