@@ -32,15 +32,14 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
     };
     // Every output is claimed, then opened, before the merge, which can take a while.
     super::outputs::note_inputs(a.inputs.iter().map(PathBuf::as_path));
-    let report_files = a.report.dir.as_deref().map(super::outputs::report_files);
-    let side = [a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref()].into_iter().flatten();
-    let all =
-        std::iter::once(a.output.as_path()).chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path));
-    let opened = super::outputs::claim_all(all).and_then(|_| {
-        SummaryFiles::open(a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref(), a.report.dir.as_deref())
-    });
+    let opened = SummaryFiles::claim_and_open(
+        &[a.output.as_path()],
+        a.summary.summary_json.as_deref(),
+        a.summary.summary_csv.as_deref(),
+        a.report.dir.as_deref(),
+    );
     let outputs = match opened {
-        Ok(outputs) => outputs,
+        Ok((_, outputs)) => outputs,
         Err(e) => {
             errln!("error: {e}");
             return super::outputs::sink_exit_code(&e);

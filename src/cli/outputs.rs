@@ -9,7 +9,7 @@ use super::exit;
 use crate::claim::Refused;
 use crate::sink::SinkError;
 
-pub(super) use crate::session::outputs::{claim_all, note_inputs, report_files};
+pub(super) use crate::session::outputs::{claim_all, note_inputs};
 
 /// The exit code of an output that cannot be written: 2 when the command line is at fault (an output that
 /// is an input, one file as two outputs), 3 otherwise.

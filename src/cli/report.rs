@@ -22,13 +22,14 @@ pub(super) fn report(a: ReportArgs) -> i32 {
     let dir = a.output.unwrap_or_else(|| default_dir(&a.results));
     // Every output is claimed, then opened, before the file is read, which can take a while.
     super::outputs::note_inputs([a.results.as_path()]);
-    let report_files = super::outputs::report_files(&dir);
-    let side = [a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref()].into_iter().flatten();
-    let opened = super::outputs::claim_all(side.chain(report_files.iter().map(PathBuf::as_path))).and_then(|_| {
-        SummaryFiles::open(a.summary.summary_json.as_deref(), a.summary.summary_csv.as_deref(), Some(&dir))
-    });
+    let opened = SummaryFiles::claim_and_open(
+        &[],
+        a.summary.summary_json.as_deref(),
+        a.summary.summary_csv.as_deref(),
+        Some(&dir),
+    );
     let outputs = match opened {
-        Ok(outputs) => outputs,
+        Ok((_, outputs)) => outputs,
         Err(e) => {
             errln!("error: {e}");
             return super::outputs::sink_exit_code(&e);

@@ -267,18 +267,18 @@ pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Resu
     }
     // Every output is claimed, then opened, before anything is sent: one that cannot be written stops the
     // run here, and one that is refused stops it before any is truncated.
-    let report_files = spec.report.as_deref().map(outputs::report_files);
-    let side = [spec.summary_json.as_deref(), spec.summary_csv.as_deref()].into_iter().flatten();
-    let results = [Some(jtl_path.as_path()), spec.json.as_deref()];
-    let claimed = outputs::claim_all(
-        results.into_iter().flatten().chain(side).chain(report_files.iter().flatten().map(PathBuf::as_path)),
+    let results: Vec<&Path> = [Some(jtl_path.as_path()), spec.json.as_deref()].into_iter().flatten().collect();
+    let (claimed, after) = SummaryFiles::claim_and_open(
+        &results,
+        spec.summary_json.as_deref(),
+        spec.summary_csv.as_deref(),
+        spec.report.as_deref(),
     )?;
     for (path, had) in results.iter().zip(&claimed) {
-        if let (Some(path), Some(bytes @ 1..)) = (path, had) {
+        if let Some(bytes @ 1..) = had {
             listener.event(Event::Existing { path, bytes: *bytes, append: spec.append });
         }
     }
-    let after = SummaryFiles::open(spec.summary_json.as_deref(), spec.summary_csv.as_deref(), spec.report.as_deref())?;
     let results = outputs::open_results(
         &jtl_path,
         spec.json.as_deref(),

@@ -108,11 +108,28 @@ impl SummaryFiles {
         report_dir: Option<&Path>,
     ) -> Result<Self, SinkError> {
         let open = |path: Option<&Path>| path.map(WholeFile::open).transpose();
-        let report = match report_dir {
-            Some(dir) => Some((WholeFile::open(&dir.join("index.html"))?, WholeFile::open(&dir.join("summary.json"))?)),
+        let report = match report_dir.map(report_files) {
+            Some([page, summary]) => Some((WholeFile::open(&page)?, WholeFile::open(&summary)?)),
             None => None,
         };
         Ok(SummaryFiles { summary_json: open(summary_json)?, summary_csv: open(summary_csv)?, report })
+    }
+
+    /// Claims `results`, then the summary files and the report's files, and only then opens the summary
+    /// files: a refused output stops the command before any output is truncated. Returns how many bytes each
+    /// of `results` held (see [`claim_all`]) and the opened files.
+    pub fn claim_and_open(
+        results: &[&Path],
+        summary_json: Option<&Path>,
+        summary_csv: Option<&Path>,
+        report_dir: Option<&Path>,
+    ) -> Result<(Vec<Option<u64>>, Self), SinkError> {
+        let report = report_dir.map(report_files);
+        let side = [summary_json, summary_csv].into_iter().flatten();
+        let mut claimed =
+            claim_all(results.iter().copied().chain(side).chain(report.iter().flatten().map(PathBuf::as_path)))?;
+        claimed.truncate(results.len());
+        Ok((claimed, Self::open(summary_json, summary_csv, report_dir)?))
     }
 
     /// Whether a report is to be written (its data is worth computing).
