@@ -33,12 +33,17 @@ pub(crate) enum Command {
     Schema,
     /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
+    /// Print a shell's completion script: `planrun completions bash > /etc/bash_completion.d/planrun`.
+    Completions(super::shell::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(super::shell::ManArgs),
 }
 
 /// The plan and what the command line adds to it.
 #[derive(Debug, Args)]
 pub(crate) struct PlanArgs {
     /// The plan file.
+    #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
     /// Set a property: -D name=value (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = super::parse_define)]

@@ -16,6 +16,7 @@ mod progress;
 mod report;
 mod run;
 mod schema;
+mod shell;
 mod signals;
 mod start_at;
 mod stub;
@@ -37,6 +38,8 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
         Command::Import(a) => import::import(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     }
 }
 
