@@ -72,4 +72,5 @@ mod url_escaping;
 mod validate_snapshots;
 mod virtual_users;
 mod yaml_errors;
+mod property_files;
 mod shell;

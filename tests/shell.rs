@@ -48,6 +48,7 @@ fn bash_completes_subcommands_and_plan_files() {
     assert_eq!(bash_complete(&dir, &["planrun", "run", ""]), ["load.yaml", "planrun.bash", "plans", "rush.yaml"]);
     assert_eq!(bash_complete(&dir, &["planrun", "validate", "lo"]), ["load.yaml"]);
     assert_eq!(bash_complete(&dir, &["planrun", "run", "load.yaml", "--json", "r"]), ["rush.yaml"]);
+    assert_eq!(bash_complete(&dir, &["planrun", "run", "load.yaml", "--env-file", "r"]), ["rush.yaml"]);
     // Options when asked for, and no files where none go.
     let opts = bash_complete(&dir, &["planrun", "run", "--se"]);
     assert_eq!(opts, ["--seed", "--segment"]);
@@ -61,7 +62,7 @@ fn every_shell_gets_a_script_naming_the_subcommands() {
         let out = planrun(dir.path(), ["completions", shell]);
         assert_eq!(out.status.code(), Some(0), "{shell}: {}", describe(&out));
         let text = stdout(&out);
-        for word in ["dry-run", "merge", "json", "summary-json"] {
+        for word in ["dry-run", "merge", "json", "summary-json", "env-file"] {
             assert!(text.contains(word), "{shell}'s script lacks {word}");
         }
     }
@@ -111,7 +112,7 @@ fn man_renders_the_page_of_planrun_and_of_each_subcommand() {
     let out = planrun(dir.path(), ["man".as_ref(), "--dir".as_ref(), pages.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let run = render_man(&dir, &pages.join("planrun-run.1")).unwrap();
-    for option in ["--json", "--seed", "--summary-json", "FILE"] {
+    for option in ["--json", "--env-file", "--properties", "--seed", "--summary-json", "FILE"] {
         assert!(run.contains(option), "planrun-run(1) lacks {option}:\n{run}");
     }
     assert!(pages.join("planrun-validate.1").is_file());

@@ -13,6 +13,7 @@ mod placement;
 mod prepare;
 mod print;
 mod progress;
+mod property_files;
 mod report;
 mod run;
 mod schema;
@@ -23,6 +24,7 @@ mod stub;
 mod validate;
 
 pub use args::{with_default_command, Cli, UnknownSubcommand};
+pub use property_files::parse;
 
 use args::Command;
 
