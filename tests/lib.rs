@@ -74,3 +74,4 @@ mod virtual_users;
 mod yaml_errors;
 mod property_files;
 mod shell;
+mod exit_codes;

@@ -83,7 +83,8 @@ pub(crate) struct RunArgs {
     /// Add the rows to the JTL and JSON lines files that exist, as JMeter does, instead of replacing them.
     #[arg(long)]
     pub append: bool,
-    /// No progress on stderr.
+    /// For machines: no progress and no notes on stderr, only warnings and errors (the exit code tells the
+    /// outcome; the summary stays on stdout).
     #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]

@@ -29,7 +29,7 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         stopped: OnceLock::new(),
     });
     match crate::session::run(spec(a, plan_options), stop, printer.clone()).await {
-        Ok(report) => conclude(&report, printer.stopped.get()),
+        Ok(report) => conclude(&report, printer.stopped.get(), printer.quiet),
         Err(e) => report_error(&e),
     }
 }
@@ -129,7 +129,7 @@ impl Listener for Printer {
                 crate::dashboard::MAX_CONNECTIONS
             ),
             Event::Ran(report) => {
-                print_summary(report);
+                print_summary(report, quiet);
                 if !report.verdicts.is_empty() {
                     outln!("{}", render_thresholds(&report.verdicts, &self.plan));
                 }
@@ -173,8 +173,8 @@ fn starting(start: &Start<'_>, quiet: bool) {
 }
 
 /// Prints what the end of the run wrote and what was lost; the exit code.
-fn conclude(report: &RunReport, stopped: Option<&StopCode>) -> i32 {
-    if let Some(page) = &report.written.report {
+fn conclude(report: &RunReport, stopped: Option<&StopCode>, quiet: bool) -> i32 {
+    if let Some(page) = report.written.report.as_ref().filter(|_| !quiet) {
         errln!("planrun: report in {}", page.display());
     }
     for e in &report.written.errors {
@@ -229,18 +229,20 @@ impl Outcome {
     }
 }
 
-/// The summary table and what else the run has to say.
-fn print_summary(report: &RunReport) {
+/// The summary table and what else the run has to say (with `quiet`, stderr holds only warnings and errors).
+fn print_summary(report: &RunReport, quiet: bool) {
     let (graph, result) = (&report.graph, &report.result);
     let summary = result.stats.summary();
     outln!("{}", render_table(&summary));
-    errln!(
-        "planrun: {} samples in {:.1}s; results in {}",
-        summary.total.samples,
-        result.wall.as_secs_f64(),
-        report.results.display()
-    );
-    if graph.seed_drawn {
+    if !quiet {
+        errln!(
+            "planrun: {} samples in {:.1}s; results in {}",
+            summary.total.samples,
+            result.wall.as_secs_f64(),
+            report.results.display()
+        );
+    }
+    if graph.seed_drawn && !quiet {
         errln!("planrun: seed {}", graph.seed);
     }
     if result.waited > 0 {
