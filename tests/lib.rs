@@ -75,3 +75,4 @@ mod yaml_errors;
 mod property_files;
 mod shell;
 mod exit_codes;
+mod containerfile;
