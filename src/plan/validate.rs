@@ -246,7 +246,8 @@ fn properties(
         let Some((v, secret)) = secret_wrapper(cx, v) else { continue };
         if let Some((at, (_, over))) = opts.overrides.iter().enumerate().rev().find(|(_, (n, _))| n == &k.name) {
             if secret {
-                let how = if at < opts.from_files { "set by a property file to a value" } else { "set with -D to a value" };
+                let how =
+                    if at < opts.from_files { "set by a property file to a value" } else { "set with -D to a value" };
                 super::secret::check_property(cx, k.span, &k.name, over, how);
                 secrets.push(over.clone());
             }

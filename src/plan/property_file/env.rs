@@ -5,10 +5,7 @@
 //! own environment, and is skipped when NAME is not set there; a CR before the line's end is dropped.
 
 /// Every `(line, (name, value))` of `text`, or the line and what is wrong with it.
-pub(super) fn parse(
-    text: &str,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<Vec<(usize, (String, String))>, (usize, String)> {
+pub(super) fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> super::Parsed {
     let mut out = Vec::new();
     for (i, raw) in text.split('\n').enumerate() {
         let line_no = i + 1;
@@ -50,9 +47,11 @@ mod tests {
 
     #[test]
     fn reads_lines_as_docker_does() {
-        let text = "# a comment\n\n  \tA=1\r\nB= 2 \nC=\"quoted\" # kept\nD=a=b\nE=\nFROM_ENV\nUNSET\n   # indented comment\n";
+        let text =
+            "# a comment\n\n  \tA=1\r\nB= 2 \nC=\"quoted\" # kept\nD=a=b\nE=\nFROM_ENV\nUNSET\n   # indented comment\n";
         let got = pairs(text);
-        let want = [("A", "1"), ("B", " 2 "), ("C", "\"quoted\" # kept"), ("D", "a=b"), ("E", ""), ("FROM_ENV", "env value")];
+        let want =
+            [("A", "1"), ("B", " 2 "), ("C", "\"quoted\" # kept"), ("D", "a=b"), ("E", ""), ("FROM_ENV", "env value")];
         assert_eq!(got, want.map(|(a, b)| (a.to_string(), b.to_string())));
     }
 

@@ -15,7 +15,7 @@
 
 /// Every `(line, (name, value))` of `text`, the line being where the logical line starts, or the line and
 /// what is wrong with it.
-pub(super) fn parse(text: &str) -> Result<Vec<(usize, (String, String))>, (usize, String)> {
+pub(super) fn parse(text: &str) -> super::Parsed {
     let lines = natural_lines(text);
     let mut out = Vec::new();
     let mut i = 0;

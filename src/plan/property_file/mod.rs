@@ -14,6 +14,9 @@ pub const MAX_FILE: u64 = 16 << 20;
 /// The most one line may hold (a logical line of a properties file, continuations included).
 pub const MAX_LINE: usize = 1 << 20;
 
+/// Every `(line, (name, value))` of a file, or the line and what is wrong with it.
+type Parsed = Result<Vec<(usize, (String, String))>, (usize, String)>;
+
 /// How a property file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PropertyFormat {
@@ -52,7 +55,10 @@ pub fn read_property_file(path: &Path, format: PropertyFormat) -> Result<Vec<(St
     let bytes = read_bounded(path).map_err(|m| fail(None, m))?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     if let Some(line) = long_line(bytes) {
-        return Err(fail(Some(line), format!("the line is longer than {} MiB; expected NAME=VALUE lines", MAX_LINE >> 20)));
+        return Err(fail(
+            Some(line),
+            format!("the line is longer than {} MiB; expected NAME=VALUE lines", MAX_LINE >> 20),
+        ));
     }
     let parsed = match format {
         PropertyFormat::Env => match std::str::from_utf8(bytes) {
