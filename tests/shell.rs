@@ -66,6 +66,9 @@ fn every_shell_gets_a_script_naming_the_subcommands() {
             assert!(text.contains(word), "{shell}'s script lacks {word}");
         }
     }
+    // zsh completes the plan with files, from the value hint.
+    let zsh = stdout(&planrun(dir.path(), ["completions", "zsh"]));
+    assert!(zsh.contains(":plan -- The plan file:_files"), "{zsh}");
     let out = planrun(dir.path(), ["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     // bash itself reads the script.
