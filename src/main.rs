@@ -2,8 +2,7 @@
 
 use std::io::Write;
 
-use clap::Parser;
-use planrun::cli::{self, Cli};
+use planrun::cli;
 
 fn main() {
     let args = match cli::with_default_command(std::env::args().collect()) {
@@ -13,7 +12,7 @@ fn main() {
             std::process::exit(cli::exit::BAD_INPUT);
         }
     };
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match cli::parse(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { cli::exit::BAD_INPUT } else { cli::exit::OK };

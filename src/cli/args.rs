@@ -33,12 +33,17 @@ pub(crate) enum Command {
     Schema,
     /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
+    /// Print a shell's completion script: `planrun completions bash > /etc/bash_completion.d/planrun`.
+    Completions(super::shell::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a directory.
+    Man(super::shell::ManArgs),
 }
 
 /// The plan and what the command line adds to it.
 #[derive(Debug, Args)]
 pub(crate) struct PlanArgs {
     /// The plan file.
+    #[arg(value_hint = clap::ValueHint::FilePath)]
     pub plan: PathBuf,
     /// Set a property: -D name=value (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = super::parse_define)]
@@ -46,6 +51,23 @@ pub(crate) struct PlanArgs {
     /// The run's seed (wins over the plan's `seed`).
     #[arg(long)]
     pub seed: Option<u64>,
+    #[command(flatten)]
+    pub files: PropertyFilesArgs,
+}
+
+/// Property files that set what -D sets: -D wins over them, a later file over an earlier one.
+#[derive(Debug, Args)]
+pub(crate) struct PropertyFilesArgs {
+    /// Read properties from an environment file: NAME=VALUE lines, as docker's --env-file reads them
+    /// (repeatable; see docs/plan.md).
+    #[arg(long = "env-file", value_name = "FILE")]
+    pub env_file: Vec<PathBuf>,
+    /// Read properties from a Java properties file, as JMeter's -q (repeatable; see docs/plan.md).
+    #[arg(short = 'p', long = "properties", value_name = "FILE.properties")]
+    pub properties: Vec<PathBuf>,
+    /// The --env-file and -p files in the order given on the command line.
+    #[arg(skip)]
+    pub ordered: Vec<(crate::plan::PropertyFormat, PathBuf)>,
 }
 
 #[derive(Debug, Args)]
@@ -61,7 +83,8 @@ pub(crate) struct RunArgs {
     /// Add the rows to the JTL and JSON lines files that exist, as JMeter does, instead of replacing them.
     #[arg(long)]
     pub append: bool,
-    /// No progress on stderr.
+    /// For machines: no progress and no notes on stderr, only warnings and errors (the exit code tells the
+    /// outcome; the summary stays on stdout).
     #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]
@@ -233,6 +256,10 @@ pub(crate) struct MergeArgs {
     /// Set a property of --plan: -D name=value (repeatable), as the segments were run with.
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = super::parse_define, requires = "plan")]
     pub define: Vec<(String, String)>,
+    /// Read properties of --plan from environment files (--env-file) and properties files (-p), as the
+    /// segments were run with.
+    #[command(flatten)]
+    pub files: PropertyFilesArgs,
     /// The look-behind window for rows out of timeStamp order, MiB for all inputs together.
     #[arg(long, value_name = "MIB", default_value_t = crate::merge::DEFAULT_WINDOW_MIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]

@@ -7,12 +7,14 @@ use super::print::{err, errln, Lossy};
 use crate::diag::render;
 use crate::dry_run::write_requests;
 use crate::pipeline::StubMode;
-use crate::plan::PlanOptions;
 use crate::source::Source;
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let path = a.plan.plan.clone();
-    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let opts = match a.plan.files.options(&a.plan.define, a.plan.seed) {
+        Ok(opts) => opts,
+        Err(code) => return code,
+    };
     let ready = match super::prepare::plan(&path, opts, StubMode::Start).await {
         Ok(l) => l,
         Err(code) => return code,

@@ -13,7 +13,6 @@ use crate::compile::Graph;
 use crate::merge::labels::plan_labels;
 use crate::merge::{merge as merge_files, MergeError, MergeOptions, Merged};
 use crate::pipeline::StubMode;
-use crate::plan::PlanOptions;
 use crate::report::summary::render_table;
 use crate::report::summary_json::SummaryFile;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
@@ -21,9 +20,16 @@ use crate::session::SummaryFiles;
 
 pub(super) async fn merge(a: MergeArgs) -> i32 {
     let plan = match &a.plan {
+        None if !a.files.ordered.is_empty() => {
+            errln!("error: --env-file and -p set properties of --plan; give --plan too");
+            return exit::BAD_INPUT;
+        }
         None => None,
         Some(path) => {
-            let opts = PlanOptions { overrides: a.define.clone(), seed: None, stub_url: None };
+            let opts = match a.files.options(&a.define, None) {
+                Ok(opts) => opts,
+                Err(code) => return code,
+            };
             match super::prepare::plan(path, opts, StubMode::CheckOnly).await {
                 Ok(ready) => Some(ready.graph),
                 Err(code) => return code,

@@ -13,15 +13,18 @@ mod placement;
 mod prepare;
 mod print;
 mod progress;
+mod property_files;
 mod report;
 mod run;
 mod schema;
+mod shell;
 mod signals;
 mod start_at;
 mod stub;
 mod validate;
 
 pub use args::{with_default_command, Cli, UnknownSubcommand};
+pub use property_files::parse;
 
 use args::Command;
 
@@ -37,6 +40,8 @@ pub async fn main(cli: Cli) -> i32 {
         Command::Merge(a) => merge::merge(a).await,
         Command::Schema => schema::schema(),
         Command::Import(a) => import::import(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     }
 }
 

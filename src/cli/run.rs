@@ -16,6 +16,10 @@ use crate::session::{EarlyStop, Event, Listener, PlacementSpec, RunError, RunRep
 use crate::sink::{Observer, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
+    let plan_options = match a.plan.files.options(&a.plan.define, a.plan.seed) {
+        Ok(opts) => opts,
+        Err(code) => return code,
+    };
     let stop = Stop::new();
     let printer = Arc::new(Printer {
         quiet: a.quiet,
@@ -24,18 +28,18 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         stop: stop.clone(),
         stopped: OnceLock::new(),
     });
-    match crate::session::run(spec(a), stop, printer.clone()).await {
-        Ok(report) => conclude(&report, printer.stopped.get()),
+    match crate::session::run(spec(a, plan_options), stop, printer.clone()).await {
+        Ok(report) => conclude(&report, printer.stopped.get(), printer.quiet),
         Err(e) => report_error(&e),
     }
 }
 
 /// The run the command line asks for.
-fn spec(a: RunArgs) -> RunSpec {
+fn spec(a: RunArgs, plan_options: crate::plan::PlanOptions) -> RunSpec {
     let options = a.extras.options();
     RunSpec {
         plan: a.plan.plan,
-        plan_options: crate::plan::PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None },
+        plan_options,
         results: a.output,
         json: a.json,
         json_failed_bodies: a.extras.json_failed_bodies,
@@ -125,7 +129,7 @@ impl Listener for Printer {
                 crate::dashboard::MAX_CONNECTIONS
             ),
             Event::Ran(report) => {
-                print_summary(report);
+                print_summary(report, quiet);
                 if !report.verdicts.is_empty() {
                     outln!("{}", render_thresholds(&report.verdicts, &self.plan));
                 }
@@ -169,8 +173,8 @@ fn starting(start: &Start<'_>, quiet: bool) {
 }
 
 /// Prints what the end of the run wrote and what was lost; the exit code.
-fn conclude(report: &RunReport, stopped: Option<&StopCode>) -> i32 {
-    if let Some(page) = &report.written.report {
+fn conclude(report: &RunReport, stopped: Option<&StopCode>, quiet: bool) -> i32 {
+    if let Some(page) = report.written.report.as_ref().filter(|_| !quiet) {
         errln!("planrun: report in {}", page.display());
     }
     for e in &report.written.errors {
@@ -225,18 +229,20 @@ impl Outcome {
     }
 }
 
-/// The summary table and what else the run has to say.
-fn print_summary(report: &RunReport) {
+/// The summary table and what else the run has to say (with `quiet`, stderr holds only warnings and errors).
+fn print_summary(report: &RunReport, quiet: bool) {
     let (graph, result) = (&report.graph, &report.result);
     let summary = result.stats.summary();
     outln!("{}", render_table(&summary));
-    errln!(
-        "planrun: {} samples in {:.1}s; results in {}",
-        summary.total.samples,
-        result.wall.as_secs_f64(),
-        report.results.display()
-    );
-    if graph.seed_drawn {
+    if !quiet {
+        errln!(
+            "planrun: {} samples in {:.1}s; results in {}",
+            summary.total.samples,
+            result.wall.as_secs_f64(),
+            report.results.display()
+        );
+    }
+    if graph.seed_drawn && !quiet {
         errln!("planrun: seed {}", graph.seed);
     }
     if result.waited > 0 {

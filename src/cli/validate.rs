@@ -6,10 +6,12 @@ use super::print::outln;
 use crate::compile::{Graph, StepNode};
 use crate::pipeline::StubMode;
 use crate::plan::model::{DataMode, DataSet};
-use crate::plan::PlanOptions;
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {
-    let opts = PlanOptions { overrides: a.define, seed: a.seed, stub_url: None };
+    let opts = match a.files.options(&a.define, a.seed) {
+        Ok(opts) => opts,
+        Err(code) => return code,
+    };
     match super::prepare::plan(&a.plan, opts, StubMode::CheckOnly).await {
         Ok(ready) => {
             let g = &ready.graph;

@@ -10,6 +10,7 @@ pub(crate) mod node;
 pub mod output_spec;
 mod outputs;
 mod overrides;
+mod property_file;
 #[cfg(test)]
 mod proptests;
 mod request;
@@ -25,6 +26,7 @@ mod yaml;
 pub use crate::duration::parse as parse_duration;
 pub use load::warnings as load_warnings;
 pub use model::Plan;
+pub use property_file::{read_property_file, PropertyFileError, PropertyFormat};
 pub use schema::plan_schema;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +44,10 @@ pub struct PlanOptions {
     pub seed: Option<u64>,
     /// The stub's URL once it is listening (`stub.url`).
     pub stub_url: Option<String>,
+    /// How many of the first `overrides` come from `--env-file` and `-p` files (the others from `-D`): a
+    /// name nothing in the plan uses is warned about when `-D` gives it, not when a file does (a file often
+    /// holds more than one plan reads).
+    pub from_files: usize,
 }
 
 /// A plan that could not be loaded.
@@ -116,7 +122,7 @@ impl PlanFile {
 
     /// What is probably a mistake but does not stop the plan: a `-D` that nothing in the plan uses.
     pub fn warnings(&self, opts: &PlanOptions) -> Warnings {
-        overrides::unused_overrides(&self.root, &opts.overrides)
+        overrides::unused_overrides(&self.root, opts.overrides.get(opts.from_files..).unwrap_or_default())
     }
 
     /// Validates the plan: every problem is reported, with its position.

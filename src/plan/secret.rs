@@ -26,10 +26,10 @@ fn too_short(value: &str) -> bool {
     (1..MIN_SECRET_LEN).contains(&value.chars().count())
 }
 
-/// Refuses a secret property shorter than [`MIN_SECRET_LEN`] characters; `from_d` when `-D` set it.
-pub(super) fn check_property(cx: &mut Ctx, span: Span, name: &str, value: &str, from_d: bool) {
+/// Refuses a secret property shorter than [`MIN_SECRET_LEN`] characters; `how` it got its value ("is",
+/// "set with -D to a value").
+pub(super) fn check_property(cx: &mut Ctx, span: Span, name: &str, value: &str, how: &str) {
     if too_short(value) {
-        let how = if from_d { "set with -D to a value" } else { "is" };
         let long = characters(value);
         let message = format!("secret property `{name}` {how} {long} long; a secret has at least {MIN_SECRET_LEN}");
         cx.error(Diagnostic::new(span, message).hint(HINT));

@@ -244,9 +244,11 @@ fn properties(
     };
     for (k, v) in &entries {
         let Some((v, secret)) = secret_wrapper(cx, v) else { continue };
-        if let Some((_, over)) = opts.overrides.iter().rev().find(|(n, _)| n == &k.name) {
+        if let Some((at, (_, over))) = opts.overrides.iter().enumerate().rev().find(|(_, (n, _))| n == &k.name) {
             if secret {
-                super::secret::check_property(cx, k.span, &k.name, over, true);
+                let how =
+                    if at < opts.from_files { "set by a property file to a value" } else { "set with -D to a value" };
+                super::secret::check_property(cx, k.span, &k.name, over, how);
                 secrets.push(over.clone());
             }
             props.push((k.name.clone(), override_value(over)));
@@ -269,13 +271,17 @@ fn properties(
         };
         if secret {
             let text = value.to_string();
-            super::secret::check_property(cx, v.span, &k.name, &text, false);
+            super::secret::check_property(cx, v.span, &k.name, &text, "is");
             secrets.push(text);
         }
         props.push((k.name.clone(), value));
     }
+    // A name the plan does not declare: the last value given wins, as for a declared one.
+    let declared = props.len();
     for (n, v) in &opts.overrides {
-        if !props.iter().any(|(p, _)| p == n) {
+        if let Some(slot) = props[declared..].iter_mut().find(|(p, _)| p == n) {
+            slot.1 = override_value(v);
+        } else if !props[..declared].iter().any(|(p, _)| p == n) {
             props.push((n.clone(), override_value(v)));
         }
     }
