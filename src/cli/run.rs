@@ -54,6 +54,8 @@ fn spec(a: RunArgs) -> RunSpec {
         live_raw: a.live.out_raw,
         dashboard: a.dashboard,
         options,
+        junit: a.ci.junit,
+        summary_md: a.ci.summary_md,
     }
 }
 
