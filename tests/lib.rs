@@ -72,3 +72,5 @@ mod url_escaping;
 mod validate_snapshots;
 mod virtual_users;
 mod yaml_errors;
+mod ci_outputs;
+mod ci_recipes;

@@ -161,7 +161,8 @@ pub fn compare_cases(comparison: &Comparison, fail_if_slower: Option<(Metric, f6
         .rows
         .iter()
         .map(|row| {
-            let mut system_out = format!("{}: {} ({})\n", row.label, row.verdict, row.reason);
+            let verdict = format!("{}: {} ({})\n", row.label, row.verdict, row.reason);
+            let mut system_out = verdict.clone();
             let regression = regressions.iter().find(|r| r.label == row.label);
             let failure = match (regression, fail_if_slower) {
                 (Some(r), Some((metric, pct))) if r.counted => Some(Failure {
@@ -174,7 +175,7 @@ pub fn compare_cases(comparison: &Comparison, fail_if_slower: Option<(Metric, f6
                         r.shown.1
                     ),
                     kind: "slower",
-                    text: system_out.clone(),
+                    text: verdict,
                 }),
                 (Some(r), Some((metric, pct))) => {
                     let _ = writeln!(
@@ -191,6 +192,9 @@ pub fn compare_cases(comparison: &Comparison, fail_if_slower: Option<(Metric, f6
                 }
                 _ => None,
             };
+            if failure.is_some() {
+                system_out.clear();
+            }
             Case { classname: "compare".into(), name: name(&row.label), failure, skipped: None, system_out }
         })
         .collect();
