@@ -116,7 +116,10 @@ fn a_run_writes_a_junit_case_per_threshold_with_measured_value_limit_and_plan_li
     // Failed: the measured value, the limit and the plan line, in the message and the text.
     let (message, text) = cases[3].failure.as_ref().expect("max < 5ms fails: every /delay/20 takes 20 ms");
     let max_ms = jtl.labelled("slow").iter().map(|r| num(r, "elapsed")).max().unwrap();
-    assert!(message.starts_with("slow: max measured ") && message.contains("ms, limit < 5.00ms (plan.yaml:18:7)"), "{message}");
+    assert!(
+        message.starts_with("slow: max measured ") && message.contains("ms, limit < 5.00ms (plan.yaml:18:7)"),
+        "{message}"
+    );
     let measured: f64 = message["slow: max measured ".len()..].split("ms").next().unwrap().parse().unwrap();
     assert!(measured >= max_ms as f64 && measured < max_ms as f64 + 1.0, "{measured} vs the JTL's {max_ms}");
     assert!(text.contains("limit: max < 5.00ms\nplan: plan.yaml:18:7"), "{text}");
@@ -179,7 +182,8 @@ fn write_jtl(path: &Path, samples: &[(&str, u64)]) {
     .unwrap();
     for (i, (label, elapsed)) in samples.iter().enumerate() {
         let start = 1_700_000_000_000 + i as u64 * 10;
-        let label = if label.contains(['"', ',']) { format!("\"{}\"", label.replace('"', "\"\"")) } else { label.to_string() };
+        let label =
+            if label.contains(['"', ',']) { format!("\"{}\"", label.replace('"', "\"\"")) } else { label.to_string() };
         writeln!(w, "{start},{elapsed},{label},200,OK,g 1-1,text,true,,100,50,1,1,http://h/x,{elapsed},0,0").unwrap();
     }
     w.flush().unwrap();
@@ -227,7 +231,10 @@ fn compare_writes_a_junit_case_per_label_failed_where_fail_if_slower_trips() {
     let md = std::fs::read_to_string(dir.join("s.md")).unwrap();
     assert!(md.contains("**❌ 2 label(s) got worse in p95 by more than 10%**"), "{md}");
     assert!(md.contains("| Label | Verdict | p95 A | p95 B | B/A | Check |"), "{md}");
-    assert!(md.lines().any(|l| l.starts_with("| send | **slower** | ") && l.ends_with(" | 2.00 | ❌ **100.0% worse** |")), "{md}");
+    assert!(
+        md.lines().any(|l| l.starts_with("| send | **slower** | ") && l.ends_with(" | 2.00 | ❌ **100.0% worse** |")),
+        "{md}"
+    );
     assert!(md.contains("\nOnly in A: only\\-a") || md.contains("\nOnly in A: only-a"), "{md}");
 
     // Without --fail-if-slower nothing fails: a case per label with the verdict as its output.
@@ -249,14 +256,23 @@ fn merge_with_a_plan_writes_junit_of_its_thresholds_and_without_one_refuses_juni
     }
     let rows = read_jtl(&dir.join("s0.jtl")).rows.len() + read_jtl(&dir.join("s1.jtl")).rows.len();
     assert_eq!((rows, server.count()), (30, 30));
-    let out = planrun(dir.path(), "merge s0.jtl s1.jtl -o all.jtl --plan plan.yaml --junit j.xml --summary-md s.md".split(' '));
+    let out = planrun(
+        dir.path(),
+        "merge s0.jtl s1.jtl -o all.jtl --plan plan.yaml --junit j.xml --summary-md s.md".split(' '),
+    );
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let (suite, cases) = junit(&dir.join("j.xml"));
     assert_eq!((count(suite, "tests"), count(suite, "failures")), (4, 2));
-    assert!(cases[0].failure.is_none() && cases[0].out.contains("measured: 30\n"), "the merged rows are judged: {cases:?}");
+    assert!(
+        cases[0].failure.is_none() && cases[0].out.contains("measured: 30\n"),
+        "the merged rows are judged: {cases:?}"
+    );
     assert!(suite_out(suite).contains("30 samples from 2 file(s) merged into all.jtl"), "{}", suite_out(suite));
     let md = std::fs::read_to_string(dir.join("s.md")).unwrap();
-    assert!(md.contains("**❌ Thresholds: 2 of 4 failed**") && md.contains("| ❌ **FAIL** | slow | max \\< 5ms |"), "{md}");
+    assert!(
+        md.contains("**❌ Thresholds: 2 of 4 failed**") && md.contains("| ❌ **FAIL** | slow | max \\< 5ms |"),
+        "{md}"
+    );
 
     let out = planrun(dir.path(), "merge s0.jtl s1.jtl -o x.jtl --junit k.xml".split(' '));
     assert_eq!(out.status.code(), Some(2), "--junit needs --plan:\n{}", describe(&out));

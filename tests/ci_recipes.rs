@@ -141,7 +141,9 @@ fn compare_status_agrees(dir: &Path, code: Option<i32>) {
     let junit = std::fs::read_to_string(dir.join("results/compare-junit.xml")).unwrap();
     match code {
         Some(0) => assert!(junit.contains(" failures=\"0\""), "{junit}"),
-        Some(1) => assert!(!junit.contains(" failures=\"0\"") && junit.contains("more than the 25% allowed"), "{junit}"),
+        Some(1) => {
+            assert!(!junit.contains(" failures=\"0\"") && junit.contains("more than the 25% allowed"), "{junit}")
+        }
         other => panic!("compare exited {other:?}"),
     }
 }
@@ -188,7 +190,8 @@ fn the_github_workflow_runs_starts_the_service_judges_and_compares_with_the_last
     for action in ["actions/checkout@", "actions/cache/restore@", "actions/cache/save@", "actions/upload-artifact@"] {
         assert!(uses.iter().any(|u| u.starts_with(action)), "no {action} in {uses:?}");
     }
-    let publish = job["steps"].as_array().unwrap().iter().find(|s| s["uses"].as_str().is_some_and(|u| u.contains("junit")));
+    let publish =
+        job["steps"].as_array().unwrap().iter().find(|s| s["uses"].as_str().is_some_and(|u| u.contains("junit")));
     assert_eq!(publish.unwrap()["with"]["report_paths"], "results/*junit.xml");
     let dir = workspace("ci_github");
     let addr = free_addr();
@@ -279,7 +282,11 @@ fn jenkins_sh_blocks(text: &str) -> Vec<(String, String)> {
 #[test]
 fn the_jenkins_pipeline_runs_starts_the_service_judges_and_compares_with_the_last_build() {
     let text = recipe("Jenkinsfile");
-    for step in ["copyArtifacts(", "archiveArtifacts artifacts: 'results/**, stub.log'", "junit testResults: 'results/*junit.xml'"] {
+    for step in [
+        "copyArtifacts(",
+        "archiveArtifacts artifacts: 'results/**, stub.log'",
+        "junit testResults: 'results/*junit.xml'",
+    ] {
         assert!(text.contains(step), "no {step}");
     }
     let blocks = jenkins_sh_blocks(&text);

@@ -9,6 +9,8 @@ mod slurm_cluster;
 
 mod assertions;
 mod bodies;
+mod ci_outputs;
+mod ci_recipes;
 mod cli;
 mod compare;
 mod cookies_redirects;
@@ -72,5 +74,3 @@ mod url_escaping;
 mod validate_snapshots;
 mod virtual_users;
 mod yaml_errors;
-mod ci_outputs;
-mod ci_recipes;

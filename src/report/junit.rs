@@ -100,7 +100,12 @@ impl Suite {
 
 impl Case {
     fn write(&self, out: &mut String) {
-        let _ = write!(out, "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">", attr(&self.classname), attr(&self.name));
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">",
+            attr(&self.classname),
+            attr(&self.name)
+        );
         if let Some(f) = &self.failure {
             let _ = write!(
                 out,

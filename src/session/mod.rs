@@ -375,8 +375,7 @@ pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Resu
     let connections = Connections { out_of_step: report.result.out_of_step };
     let plan_file = spec.plan.display().to_string();
     let judged = judged(&report, &plan_file);
-    report.written =
-        outputs::after_run(&report.result.stats, &report.results, after, (dropped, connections), &judged);
+    report.written = outputs::after_run(&report.result.stats, &report.results, after, (dropped, connections), &judged);
     if let Some(jtl) = report.result.outputs.first().filter(|_| report.results.is_file()) {
         report.too_many_rows = TooManyRows::check(&jtl.name, jtl.written);
     }
