@@ -190,6 +190,10 @@ fn the_github_workflow_runs_starts_the_service_judges_and_compares_with_the_last
     for action in ["actions/checkout@", "actions/cache/restore@", "actions/cache/save@", "actions/upload-artifact@"] {
         assert!(uses.iter().any(|u| u.starts_with(action)), "no {action} in {uses:?}");
     }
+    let steps = job["steps"].as_array().unwrap();
+    let build: Vec<&Value> = steps.iter().filter(|s| s["name"] == "Build planrun").collect();
+    assert_eq!(build.len(), 1, "one step builds planrun: the test skips it");
+    assert!(build[0]["run"].as_str().unwrap().starts_with("cargo build --release --locked\n"));
     let publish =
         job["steps"].as_array().unwrap().iter().find(|s| s["uses"].as_str().is_some_and(|u| u.contains("junit")));
     assert_eq!(publish.unwrap()["with"]["report_paths"], "results/*junit.xml");
