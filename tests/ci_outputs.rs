@@ -317,7 +317,11 @@ fn python_junit_available() -> bool {
         return true;
     }
     let why = match ran {
-        Ok(out) => format!("python3 lacks lxml or junitparser (`pip install lxml junitparser`):\n{}", describe(&out)),
+        Ok(out) => {
+            let said = stderr(&out);
+            let last = said.lines().last().unwrap_or("").to_string();
+            format!("python3 lacks lxml or junitparser ({last}); `pip install lxml junitparser`")
+        }
         Err(e) => format!("python3 cannot run ({e})"),
     };
     skip("lxml and junitparser", "PLANRUN_REQUIRE_JUNIT", &why);
