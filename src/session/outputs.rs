@@ -146,8 +146,8 @@ pub struct Judged<'a> {
 
 impl Judged<'_> {
     /// The JUnit test suite: a case per threshold, the summary table, the notes and the thresholds' lines as
-    /// the suite's output.
-    pub fn junit(&self, summary: &Summary) -> Suite {
+    /// the suite's output. Its timestamp is the first sample's start (`start_ms`), else now.
+    pub fn junit(&self, summary: &Summary, start_ms: Option<u64>) -> Suite {
         let mut out = render_table(summary);
         for note in &self.notes {
             out.push_str(note);
@@ -156,7 +156,9 @@ impl Judged<'_> {
         if !self.verdicts.is_empty() {
             out.push_str(&render_thresholds(self.verdicts, self.plan_file));
         }
-        let start = chrono::Utc::now() - chrono::Duration::milliseconds((self.time_s * 1000.0) as i64);
+        let start = start_ms
+            .and_then(|ms| chrono::DateTime::from_timestamp_millis(i64::try_from(ms).ok()?))
+            .unwrap_or_else(chrono::Utc::now);
         Suite {
             name: self.name.to_string(),
             time_s: self.time_s,
@@ -238,7 +240,7 @@ impl SummaryFiles {
             keep(file.write(summary_csv(&summary.summary()).as_bytes()));
         }
         if let Some(file) = self.junit {
-            keep(file.write(judged.junit(&summary.summary()).to_xml().as_bytes()));
+            keep(file.write(judged.junit(&summary.summary(), summary.start_ms).to_xml().as_bytes()));
         }
         if let Some(file) = self.summary_md {
             keep(file.write(judged.markdown(&summary.summary()).as_bytes()));
