@@ -307,6 +307,14 @@ fn junit_and_markdown_outputs_are_claimed_like_the_others() {
     let out = planrun(dir.path(), "compare a.jtl b.jtl --junit a.jtl".split(' '));
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert_eq!(std::fs::read(dir.join("a.jtl")).unwrap(), a);
+    // compare: one file as two outputs is refused before anything is written to it, as a run refuses it.
+    for two in ["--junit one --summary-md one", "--html two --json two"] {
+        let out = planrun(dir.path(), format!("compare a.jtl b.jtl {two}").split(' '));
+        assert_eq!(out.status.code(), Some(2), "{two}: {}", describe(&out));
+        assert!(stderr(&out).contains("it is also another output"), "{}", describe(&out));
+        let file = dir.join(two.rsplit(' ').next().unwrap());
+        assert_eq!(std::fs::read_to_string(&file).unwrap_or_default(), "", "{two}: nothing written");
+    }
 }
 
 /// Whether Python has lxml and junitparser; when not, says why the check is skipped, or fails when
