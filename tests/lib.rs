@@ -9,6 +9,8 @@ mod slurm_cluster;
 
 mod assertions;
 mod bodies;
+mod ci_outputs;
+mod ci_recipes;
 mod cli;
 mod compare;
 mod containerfile;

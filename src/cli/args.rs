@@ -106,6 +106,8 @@ pub(crate) struct RunArgs {
     pub extras: ExtrasArgs,
     #[command(flatten)]
     pub live: Box<super::live::LiveArgs>,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 /// The statistics written beside the results, by `run`, `report` and `merge`.
@@ -235,6 +237,8 @@ pub(crate) struct CompareArgs {
     /// The figure --fail-if-slower watches: min, mean, p50, p90, p95, p99, p99.9, max or throughput.
     #[arg(long, default_value = "p95", value_parser = crate::report::compare::watched_metric)]
     pub metric: crate::metric::Metric,
+    #[command(flatten)]
+    pub ci: CiArgs,
 }
 
 #[derive(Debug, Args)]
@@ -264,6 +268,12 @@ pub(crate) struct MergeArgs {
     #[arg(long, value_name = "MIB", default_value_t = crate::merge::DEFAULT_WINDOW_MIB,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub window_mib: u64,
+    /// Also write --plan's thresholds judged on the merged rows as JUnit XML, a test case each.
+    #[arg(long, value_name = "FILE", requires = "plan")]
+    pub junit: Option<PathBuf>,
+    /// Also write the summary (and --plan's thresholds) as Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub summary_md: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +287,17 @@ pub(crate) struct ImportArgs {
     /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// The verdicts for CI systems, by `run` and `compare` (`merge` has its own, tied to `--plan`).
+#[derive(Debug, Args)]
+pub(crate) struct CiArgs {
+    /// Also write the verdicts as JUnit XML: a test case per threshold (per label for compare), for CI.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write the summary and the verdicts as Markdown (for $GITHUB_STEP_SUMMARY, a merge request).
+    #[arg(long, value_name = "FILE")]
+    pub summary_md: Option<PathBuf>,
 }
 
 /// A first argument that is no subcommand and no plan file, but close to a subcommand's name.

@@ -1,12 +1,16 @@
 //! `planrun compare A B`: per label, side by side, with ratios and a statistical verdict; exit 1 with
-//! `--fail-if-slower PCT` when a label got worse by more than that.
+//! `--fail-if-slower PCT` when a label got worse by more than that; `--junit` and `--summary-md` say the same
+//! for CI.
 
 use super::args::CompareArgs;
 use super::exit;
 use super::print::{errln, out};
-use crate::report::compare::{compare as compare_sides, Side};
+use crate::metric::Metric;
+use crate::report::compare::{compare as compare_sides, worse_text, Comparison, Side};
 use crate::report::html::compare_html;
-use crate::report::summary_json::write_file;
+use crate::report::junit::{compare_cases, Suite};
+use crate::report::summary_md::compare_md;
+use crate::sink::WholeFile;
 
 pub(super) fn compare(a: CompareArgs) -> i32 {
     let (side_a, side_b) = match (Side::load(&a.a), Side::load(&a.b)) {
@@ -16,21 +20,30 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
-    // Both outputs claimed before either is written: neither may be an input.
+    // Every output claimed, then opened, before any is written: none may be an input, nor another output.
     super::outputs::note_inputs([a.a.as_path(), a.b.as_path()]);
-    if let Err(e) = super::outputs::claim_all([a.html.as_deref(), a.json.as_deref()].into_iter().flatten()) {
-        errln!("error: {e}");
-        return super::outputs::sink_exit_code(&e);
-    }
+    let paths = [a.html.as_deref(), a.json.as_deref(), a.ci.junit.as_deref(), a.ci.summary_md.as_deref()];
+    let opened = super::outputs::claim_all(paths.into_iter().flatten())
+        .and_then(|_| paths.map(|p| p.map(WholeFile::open).transpose()).into_iter().collect::<Result<Vec<_>, _>>());
+    let files = match opened {
+        Ok(files) => files,
+        Err(e) => {
+            errln!("error: {e}");
+            return super::outputs::sink_exit_code(&e);
+        }
+    };
     let comparison = compare_sides(&side_a, &side_b);
     out!("{}", comparison.render_text());
     let json = || serde_json::to_string_pretty(&comparison).expect("a comparison always serializes") + "\n";
-    let outputs = [(a.html.as_deref(), compare_html(&comparison)), (a.json.as_deref(), json())];
-    for (path, text) in outputs {
-        if let Some(path) = path {
-            if let Err(e) = write_file(path, text.as_bytes()) {
-                errln!("error: cannot write {}: {e}", path.display());
-                return super::outputs::exit_code(&e);
+    let fail_if_slower = a.fail_if_slower.map(|pct| (a.metric, pct));
+    let junit = || junit_suite(&comparison, fail_if_slower).to_xml();
+    let markdown = || compare_md(&comparison, a.metric, a.fail_if_slower);
+    let texts: [&dyn Fn() -> String; 4] = [&|| compare_html(&comparison), &json, &junit, &markdown];
+    for (file, text) in files.into_iter().zip(texts) {
+        if let Some(file) = file {
+            if let Err(e) = file.write(text().as_bytes()) {
+                errln!("error: {e}");
+                return super::outputs::sink_exit_code(&e);
             }
         }
     }
@@ -60,11 +73,14 @@ pub(super) fn compare(a: CompareArgs) -> i32 {
     }
 }
 
-/// `12.5% worse`, or `infinitely worse` from 0.
-fn worse_text(pct: f64) -> String {
-    if pct.is_infinite() {
-        "infinitely worse".into()
-    } else {
-        format!("{pct:.1}% worse")
+/// The comparison as a JUnit test suite: a case per label.
+fn junit_suite(comparison: &Comparison, fail_if_slower: Option<(Metric, f64)>) -> Suite {
+    Suite {
+        name: format!("compare {} {}", comparison.a, comparison.b),
+        timestamp: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S").to_string(),
+        properties: vec![("a".into(), comparison.a.clone()), ("b".into(), comparison.b.clone())],
+        cases: compare_cases(comparison, fail_if_slower),
+        system_out: comparison.render_text(),
+        ..Suite::default()
     }
 }

@@ -16,7 +16,7 @@ use crate::pipeline::StubMode;
 use crate::report::summary::render_table;
 use crate::report::summary_json::SummaryFile;
 use crate::report::thresholds::{evaluate, render as render_thresholds};
-use crate::session::SummaryFiles;
+use crate::session::{Judged, SummaryFiles, SummaryPaths};
 
 pub(super) async fn merge(a: MergeArgs) -> i32 {
     let plan = match &a.plan {
@@ -38,12 +38,14 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
     };
     // Every output is claimed, then opened, before the merge, which can take a while.
     super::outputs::note_inputs(a.inputs.iter().map(PathBuf::as_path));
-    let opened = SummaryFiles::claim_and_open(
-        &[a.output.as_path()],
-        a.summary.summary_json.as_deref(),
-        a.summary.summary_csv.as_deref(),
-        a.report.dir.as_deref(),
-    );
+    let paths = SummaryPaths {
+        summary_json: a.summary.summary_json.as_deref(),
+        summary_csv: a.summary.summary_csv.as_deref(),
+        report_dir: a.report.dir.as_deref(),
+        junit: a.junit.as_deref(),
+        summary_md: a.summary_md.as_deref(),
+    };
+    let opened = SummaryFiles::claim_and_open(&[a.output.as_path()], paths);
     let outputs = match opened {
         Ok((_, outputs)) => outputs,
         Err(e) => {
@@ -110,7 +112,20 @@ fn conclude(a: &MergeArgs, merged: &Merged, plan: Option<&Graph>, plan_name: &st
     }
     // From the merged rows' statistics: those `planrun report` reads from the merged file.
     let report = outputs.wants_report().then(|| Ok(merged.analysis.data()));
-    if print_written(&outputs.write(&SummaryFile::new(stats), report)) {
+    let time_s = stats.window_ms().map_or(0.0, |(first, last)| last.saturating_sub(first) as f64 / 1000.0);
+    let judged = Judged {
+        name: plan.map_or("merge", |g| g.name.as_str()),
+        plan_file: plan_name,
+        verdicts: &verdicts,
+        time_s,
+        properties: [("plan", plan_name.to_string()), ("results", a.output.display().to_string())]
+            .into_iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        notes: vec![format!("{} samples from {files} file(s) merged into {}", merged.rows, a.output.display())],
+    };
+    if print_written(&outputs.write(&SummaryFile::new(stats), report, &judged)) {
         exit::ABORTED
     } else if internal > 0 {
         exit::INTERNAL_ERROR

@@ -9,7 +9,7 @@ use crate::report::analysis::Analysis;
 use crate::report::results::{Format, ResultsReader};
 use crate::report::spreadsheet::TooManyRows;
 use crate::report::summary::render_table;
-use crate::session::{SummaryFiles, Written};
+use crate::session::{Judged, SummaryFiles, SummaryPaths, Written};
 
 pub(super) fn report(a: ReportArgs) -> i32 {
     let mut reader = match ResultsReader::open(&a.results) {
@@ -22,12 +22,13 @@ pub(super) fn report(a: ReportArgs) -> i32 {
     let dir = a.output.unwrap_or_else(|| default_dir(&a.results));
     // Every output is claimed, then opened, before the file is read, which can take a while.
     super::outputs::note_inputs([a.results.as_path()]);
-    let opened = SummaryFiles::claim_and_open(
-        &[],
-        a.summary.summary_json.as_deref(),
-        a.summary.summary_csv.as_deref(),
-        Some(&dir),
-    );
+    let paths = SummaryPaths {
+        summary_json: a.summary.summary_json.as_deref(),
+        summary_csv: a.summary.summary_csv.as_deref(),
+        report_dir: Some(&dir),
+        ..SummaryPaths::default()
+    };
+    let opened = SummaryFiles::claim_and_open(&[], paths);
     let outputs = match opened {
         Ok((_, outputs)) => outputs,
         Err(e) => {
@@ -54,7 +55,7 @@ pub(super) fn report(a: ReportArgs) -> i32 {
         warn_too_many_rows(&data.source, reader.rows());
     }
     let summary = data.summary.clone();
-    if print_written(&outputs.write(&summary, Some(Ok(data)))) {
+    if print_written(&outputs.write(&summary, Some(Ok(data)), &Judged::default())) {
         exit::ABORTED
     } else {
         exit::OK

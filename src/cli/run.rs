@@ -58,6 +58,8 @@ fn spec(a: RunArgs, plan_options: crate::plan::PlanOptions) -> RunSpec {
         live_raw: a.live.out_raw,
         dashboard: a.dashboard,
         options,
+        junit: a.ci.junit,
+        summary_md: a.ci.summary_md,
     }
 }
 

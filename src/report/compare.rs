@@ -276,6 +276,15 @@ pub struct Regression {
     pub shown: (String, String),
 }
 
+/// `12.5% worse`, or `infinitely worse` from 0.
+pub fn worse_text(pct: f64) -> String {
+    if pct.is_infinite() {
+        "infinitely worse".into()
+    } else {
+        format!("{pct:.1}% worse")
+    }
+}
+
 /// Compares two sides.
 pub fn compare(a: &Side, b: &Side) -> Comparison {
     let labels_a: Vec<&str> = a.summary.labels.iter().map(|r| r.label.as_str()).collect();

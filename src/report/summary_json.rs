@@ -1,7 +1,6 @@
 //! The summary JSON (`--summary-json FILE`): the end-of-run statistics, per label and TOTAL, for CI and for
 //! `planrun compare`. The format is documented in `docs/results.md` and `schemas/summary.schema.json`.
 
-use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -77,8 +76,8 @@ impl SummaryFile {
 
     /// Writes the file, creating its parent directories.
     #[cfg(test)]
-    pub fn write(&self, path: &Path) -> io::Result<()> {
-        write_file(path, self.to_json().as_bytes())
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        crate::sink::file::write_whole(path, self.to_json().as_bytes())
     }
 
     /// Reads a summary JSON file.
@@ -97,11 +96,6 @@ impl SummaryFile {
         }
         Ok(file)
     }
-}
-
-/// Writes `bytes` to `path`, creating its parent directories; a device or FIFO is written as it is.
-pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    crate::sink::file::write_whole(path, bytes)
 }
 
 #[cfg(test)]

@@ -62,6 +62,18 @@ pub fn measured_text(v: &Verdict) -> String {
     }
 }
 
+/// What a threshold allows, in its metric's unit as the summary shows it (`< 500.00ms`, `>= 100.0/s`).
+pub fn limit_text(t: &Threshold) -> String {
+    let op = match t.op {
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+        Op::Eq => "==",
+    };
+    format!("{op} {}", t.metric.show(t.value))
+}
+
 /// One line per threshold: PASS or FAIL, the label, the check, what was measured, and where it is written.
 pub fn render(verdicts: &[Verdict], plan_file: &str) -> String {
     let mut out = String::from("Thresholds:\n");

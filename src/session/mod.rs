@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::watch;
 
 pub use guard::EarlyStop;
-pub use outputs::{SummaryFiles, UnreadableTimestamps, Written};
+pub use outputs::{Judged, SummaryFiles, SummaryPaths, UnreadableTimestamps, Written};
 pub use placement::{Placement, PlacementSpec};
 
 use crate::compile::Graph;
@@ -71,6 +71,10 @@ pub struct RunSpec {
     /// The run's extras (sub-results, `--http-debug`, failed bodies kept); their placement and counters are
     /// set from the rest.
     pub options: RunOptions,
+    /// The thresholds' verdicts as JUnit XML.
+    pub junit: Option<PathBuf>,
+    /// The summary and the thresholds' verdicts as Markdown.
+    pub summary_md: Option<PathBuf>,
 }
 
 impl RunSpec {
@@ -268,12 +272,14 @@ pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Resu
     // Every output is claimed, then opened, before anything is sent: one that cannot be written stops the
     // run here, and one that is refused stops it before any is truncated.
     let results: Vec<&Path> = [Some(jtl_path.as_path()), spec.json.as_deref()].into_iter().flatten().collect();
-    let (claimed, after) = SummaryFiles::claim_and_open(
-        &results,
-        spec.summary_json.as_deref(),
-        spec.summary_csv.as_deref(),
-        spec.report.as_deref(),
-    )?;
+    let paths = SummaryPaths {
+        summary_json: spec.summary_json.as_deref(),
+        summary_csv: spec.summary_csv.as_deref(),
+        report_dir: spec.report.as_deref(),
+        junit: spec.junit.as_deref(),
+        summary_md: spec.summary_md.as_deref(),
+    };
+    let (claimed, after) = SummaryFiles::claim_and_open(&results, paths)?;
     for (path, had) in results.iter().zip(&claimed) {
         if let Some(bytes @ 1..) = had {
             listener.event(Event::Existing { path, bytes: *bytes, append: spec.append });
@@ -367,9 +373,47 @@ pub async fn run(spec: RunSpec, stop: Stop, listener: Arc<dyn Listener>) -> Resu
     // Only a plan with open-model groups can drop iterations: the others' summary JSON has no such field.
     let dropped = (!report.dropped.groups.is_empty()).then(|| report.dropped.clone());
     let connections = Connections { out_of_step: report.result.out_of_step };
-    report.written = outputs::after_run(&report.result.stats, &report.results, after, (dropped, connections));
+    let plan_file = spec.plan.display().to_string();
+    let judged = judged(&report, &plan_file);
+    report.written = outputs::after_run(&report.result.stats, &report.results, after, (dropped, connections), &judged);
     if let Some(jtl) = report.result.outputs.first().filter(|_| report.results.is_file()) {
         report.too_many_rows = TooManyRows::check(&jtl.name, jtl.written);
     }
     Ok(report)
+}
+
+/// What the JUnit XML and the Markdown summary of a run say besides its statistics.
+fn judged<'a>(report: &'a RunReport, plan_file: &'a str) -> Judged<'a> {
+    let (graph, result) = (&report.graph, &report.result);
+    let samples = result.stats.summary().total.samples;
+    let mut notes = vec![format!(
+        "{samples} samples in {:.1} s; results in {}",
+        result.wall.as_secs_f64(),
+        report.results.display()
+    )];
+    if let Some(why) = &report.early_stop {
+        notes.push(format!("The run stopped early: {why}"));
+    } else if result.interrupted {
+        notes.push("The run was interrupted".into());
+    }
+    let internal = result.stats.summary().internal_errors();
+    if internal > 0 {
+        notes.push(format!("Internal errors: {internal} (planrun failed inside these samples)"));
+    }
+    let mut properties = vec![
+        ("plan".to_string(), plan_file.to_string()),
+        ("results".to_string(), report.results.display().to_string()),
+        ("seed".to_string(), graph.seed.to_string()),
+    ];
+    if !report.placement.segment.is_whole() {
+        properties.push(("segment".to_string(), report.placement.segment.to_string()));
+    }
+    Judged {
+        name: &graph.name,
+        plan_file,
+        verdicts: &report.verdicts,
+        time_s: result.wall.as_secs_f64(),
+        properties,
+        notes,
+    }
 }

@@ -1,20 +1,25 @@
 //! A run's outputs: claimed, then opened, all of them before anything is sent (an output that is an input,
 //! one file given as two outputs, or a file another process is writing stops the run before it writes
-//! anything: see `claim`); the results written as the run goes; the summary files and the report written
-//! from its statistics at its end. `planrun report` and `planrun merge` write the same summary files.
+//! anything: see `claim`); the results written as the run goes; the summary files, the JUnit XML, the Markdown
+//! summary and the report written from its statistics at its end. `planrun report` and `planrun merge` write
+//! the same summary files.
 
 use std::path::{Path, PathBuf};
 
 use crate::claim;
 use crate::report::analysis::{Analysis, ReportData};
 use crate::report::html::report_html;
+use crate::report::junit::{threshold_cases, Suite};
 use crate::report::results::{read_back, ResultsError, ResultsReader, DATE_FORMATS};
+use crate::report::summary::render_table;
 use crate::report::summary_csv::summary_csv;
 use crate::report::summary_json::{Connections, SummaryFile};
+use crate::report::summary_md::run_md;
+use crate::report::thresholds::{render as render_thresholds, Verdict};
 use crate::sink::bodies::BodyFiles;
 use crate::sink::jsonl::JsonlSink;
 use crate::sink::jtl::JtlSink;
-use crate::sink::stats::Stats;
+use crate::sink::stats::{Stats, Summary};
 use crate::sink::timestamp::TimestampFormat;
 use crate::sink::{Sink, SinkError, WholeFile};
 
@@ -89,6 +94,85 @@ pub struct SummaryFiles {
     summary_csv: Option<WholeFile>,
     /// The report's `index.html` and `summary.json`.
     report: Option<(WholeFile, WholeFile)>,
+    junit: Option<WholeFile>,
+    summary_md: Option<WholeFile>,
+}
+
+/// Where the files written at the end go: each one asked for.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SummaryPaths<'a> {
+    /// `--summary-json`.
+    pub summary_json: Option<&'a Path>,
+    /// `--summary-csv`.
+    pub summary_csv: Option<&'a Path>,
+    /// `--report`'s directory.
+    pub report_dir: Option<&'a Path>,
+    /// `--junit`.
+    pub junit: Option<&'a Path>,
+    /// `--summary-md`.
+    pub summary_md: Option<&'a Path>,
+}
+
+impl SummaryPaths<'_> {
+    /// Every file, the report's two included, in the order they are claimed.
+    fn files(&self) -> Vec<PathBuf> {
+        let report = self.report_dir.map(report_files).into_iter().flatten();
+        [self.summary_json, self.summary_csv, self.junit, self.summary_md]
+            .into_iter()
+            .flatten()
+            .map(Path::to_path_buf)
+            .chain(report)
+            .collect()
+    }
+}
+
+/// What the JUnit XML and the Markdown summary say besides the statistics: the thresholds judged, and the
+/// facts around them.
+#[derive(Debug, Default)]
+pub struct Judged<'a> {
+    /// The plan's name: the test suite's and the heading's.
+    pub name: &'a str,
+    /// The plan file, as the thresholds' lines name it.
+    pub plan_file: &'a str,
+    /// The thresholds judged.
+    pub verdicts: &'a [Verdict],
+    /// How long what was judged took, s.
+    pub time_s: f64,
+    /// Facts about it (`plan`, `results`, `seed`): JUnit properties.
+    pub properties: Vec<(String, String)>,
+    /// Lines under the table (samples and time, where the results are, why the run stopped early).
+    pub notes: Vec<String>,
+}
+
+impl Judged<'_> {
+    /// The JUnit test suite: a case per threshold, the summary table, the notes and the thresholds' lines as
+    /// the suite's output. Its timestamp is the first sample's start (`start_ms`), else now.
+    pub fn junit(&self, summary: &Summary, start_ms: Option<u64>) -> Suite {
+        let mut out = render_table(summary);
+        for note in &self.notes {
+            out.push_str(note);
+            out.push('\n');
+        }
+        if !self.verdicts.is_empty() {
+            out.push_str(&render_thresholds(self.verdicts, self.plan_file));
+        }
+        let start = start_ms
+            .and_then(|ms| chrono::DateTime::from_timestamp_millis(i64::try_from(ms).ok()?))
+            .unwrap_or_else(chrono::Utc::now);
+        Suite {
+            name: self.name.to_string(),
+            time_s: self.time_s,
+            timestamp: start.format("%Y-%m-%dT%H:%M:%S").to_string(),
+            properties: self.properties.clone(),
+            cases: threshold_cases(self.verdicts, self.name, self.plan_file),
+            system_out: out,
+        }
+    }
+
+    /// The Markdown summary.
+    pub fn markdown(&self, summary: &Summary) -> String {
+        run_md(self.name, summary, self.verdicts, self.plan_file, &self.notes)
+    }
 }
 
 /// What writing the summary files did.
@@ -102,34 +186,29 @@ pub struct Written {
 
 impl SummaryFiles {
     /// Opens (creates or truncates) every file given; the report's directory is made.
-    pub fn open(
-        summary_json: Option<&Path>,
-        summary_csv: Option<&Path>,
-        report_dir: Option<&Path>,
-    ) -> Result<Self, SinkError> {
+    pub fn open(paths: SummaryPaths<'_>) -> Result<Self, SinkError> {
         let open = |path: Option<&Path>| path.map(WholeFile::open).transpose();
-        let report = match report_dir.map(report_files) {
+        let report = match paths.report_dir.map(report_files) {
             Some([page, summary]) => Some((WholeFile::open(&page)?, WholeFile::open(&summary)?)),
             None => None,
         };
-        Ok(SummaryFiles { summary_json: open(summary_json)?, summary_csv: open(summary_csv)?, report })
+        Ok(SummaryFiles {
+            summary_json: open(paths.summary_json)?,
+            summary_csv: open(paths.summary_csv)?,
+            report,
+            junit: open(paths.junit)?,
+            summary_md: open(paths.summary_md)?,
+        })
     }
 
     /// Claims `results`, then the summary files and the report's files, and only then opens the summary
     /// files: a refused output stops the command before any output is truncated. Returns how many bytes each
     /// of `results` held (see [`claim_all`]) and the opened files.
-    pub fn claim_and_open(
-        results: &[&Path],
-        summary_json: Option<&Path>,
-        summary_csv: Option<&Path>,
-        report_dir: Option<&Path>,
-    ) -> Result<(Vec<Option<u64>>, Self), SinkError> {
-        let report = report_dir.map(report_files);
-        let side = [summary_json, summary_csv].into_iter().flatten();
-        let mut claimed =
-            claim_all(results.iter().copied().chain(side).chain(report.iter().flatten().map(PathBuf::as_path)))?;
+    pub fn claim_and_open(results: &[&Path], paths: SummaryPaths<'_>) -> Result<(Vec<Option<u64>>, Self), SinkError> {
+        let side = paths.files();
+        let mut claimed = claim_all(results.iter().copied().chain(side.iter().map(PathBuf::as_path)))?;
         claimed.truncate(results.len());
-        Ok((claimed, Self::open(summary_json, summary_csv, report_dir)?))
+        Ok((claimed, Self::open(paths)?))
     }
 
     /// Whether a report is to be written (its data is worth computing).
@@ -138,8 +217,14 @@ impl SummaryFiles {
     }
 
     /// Writes every file. `summary` is the summary JSON's and CSV's content, `report` the report's data
-    /// (needed when a report is to be written), or why it could not be had.
-    pub fn write(self, summary: &SummaryFile, report: Option<Result<ReportData, ResultsError>>) -> Written {
+    /// (needed when a report is to be written), or why it could not be had; `judged` what the JUnit XML and
+    /// the Markdown summary say besides the statistics.
+    pub fn write(
+        self,
+        summary: &SummaryFile,
+        report: Option<Result<ReportData, ResultsError>>,
+        judged: &Judged<'_>,
+    ) -> Written {
         let mut written = Written::default();
         let mut keep = |done: Result<(), SinkError>| match done {
             Ok(()) => true,
@@ -153,6 +238,12 @@ impl SummaryFiles {
         }
         if let Some(file) = self.summary_csv {
             keep(file.write(summary_csv(&summary.summary()).as_bytes()));
+        }
+        if let Some(file) = self.junit {
+            keep(file.write(judged.junit(&summary.summary(), summary.start_ms).to_xml().as_bytes()));
+        }
+        if let Some(file) = self.summary_md {
+            keep(file.write(judged.markdown(&summary.summary()).as_bytes()));
         }
         let mut page = None;
         match (self.report, report) {
@@ -179,10 +270,11 @@ pub(super) fn after_run(
     jtl: &Path,
     files: SummaryFiles,
     (dropped, connections): (Option<crate::report::dropped::DroppedIterations>, Connections),
+    judged: &Judged<'_>,
 ) -> Written {
     let report = files.report.is_some().then(|| read(jtl).map(|a| a.data()));
     let file = SummaryFile { dropped_iterations: dropped, connections: Some(connections), ..SummaryFile::new(stats) };
-    files.write(&file, report)
+    files.write(&file, report, judged)
 }
 
 /// The HTML report of a results file, when it can be read back.
