@@ -50,6 +50,7 @@ mod plan_literals;
 mod plan_traps;
 mod plan_warnings;
 mod plans_run;
+mod proxies;
 mod report;
 mod report_browser;
 mod report_escaping;

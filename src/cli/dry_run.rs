@@ -12,7 +12,11 @@ use crate::source::Source;
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let path = a.plan.plan.clone();
-    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None };
+    let proxy = match super::proxy_flag(a.plan.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let opts = PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None, proxy };
     let ready = match super::prepare::plan(&path, opts, StubMode::Start).await {
         Ok(l) => l,
         Err(code) => return code,

@@ -23,7 +23,7 @@ pub(super) async fn merge(a: MergeArgs) -> i32 {
     let plan = match &a.plan {
         None => None,
         Some(path) => {
-            let opts = PlanOptions { overrides: a.define.clone(), seed: None, stub_url: None };
+            let opts = PlanOptions { overrides: a.define.clone(), seed: None, stub_url: None, proxy: None };
             match super::prepare::plan(path, opts, StubMode::CheckOnly).await {
                 Ok(ready) => Some(ready.graph),
                 Err(code) => return code,

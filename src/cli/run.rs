@@ -16,6 +16,10 @@ use crate::session::{EarlyStop, Event, Listener, PlacementSpec, RunError, RunRep
 use crate::sink::{Observer, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
+    let proxy = match super::proxy_flag(a.plan.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     let stop = Stop::new();
     let printer = Arc::new(Printer {
         quiet: a.quiet,
@@ -24,18 +28,18 @@ pub(super) async fn run(a: RunArgs) -> i32 {
         stop: stop.clone(),
         stopped: OnceLock::new(),
     });
-    match crate::session::run(spec(a), stop, printer.clone()).await {
+    match crate::session::run(spec(a, proxy), stop, printer.clone()).await {
         Ok(report) => conclude(&report, printer.stopped.get()),
         Err(e) => report_error(&e),
     }
 }
 
 /// The run the command line asks for.
-fn spec(a: RunArgs) -> RunSpec {
+fn spec(a: RunArgs, proxy: Option<crate::http::ProxyChoice>) -> RunSpec {
     let options = a.extras.options();
     RunSpec {
         plan: a.plan.plan,
-        plan_options: crate::plan::PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None },
+        plan_options: crate::plan::PlanOptions { overrides: a.plan.define, seed: a.plan.seed, stub_url: None, proxy },
         results: a.output,
         json: a.json,
         json_failed_bodies: a.extras.json_failed_bodies,

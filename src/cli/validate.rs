@@ -9,7 +9,11 @@ use crate::plan::model::{DataMode, DataSet};
 use crate::plan::PlanOptions;
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {
-    let opts = PlanOptions { overrides: a.define, seed: a.seed, stub_url: None };
+    let proxy = match super::proxy_flag(a.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let opts = PlanOptions { overrides: a.define, seed: a.seed, stub_url: None, proxy };
     match super::prepare::plan(&a.plan, opts, StubMode::CheckOnly).await {
         Ok(ready) => {
             let g = &ready.graph;

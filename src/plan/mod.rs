@@ -42,6 +42,8 @@ pub struct PlanOptions {
     pub seed: Option<u64>,
     /// The stub's URL once it is listening (`stub.url`).
     pub stub_url: Option<String>,
+    /// `--proxy`, which wins over the plan's `defaults.proxy` and the environment.
+    pub proxy: Option<crate::http::ProxyChoice>,
 }
 
 /// A plan that could not be loaded.
