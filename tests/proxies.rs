@@ -227,7 +227,13 @@ async fn serve_client(mut tcp: TcpStream, conn: u64, st: Arc<ProxyState>) {
         if upstream.write_all(&out).await.is_err() || upstream.read_to_end(&mut response).await.is_err() {
             return;
         }
-        if tcp.write_all(&response).await.is_err() {
+        // The upstream connection was for this request alone: its `Connection: close` is not the client's.
+        let text = String::from_utf8_lossy(&response).into_owned();
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let kept: Vec<&str> =
+            head.split("\r\n").filter(|l| !l.to_ascii_lowercase().starts_with("connection:")).collect();
+        let relayed = format!("{}\r\n\r\n{rest}", kept.join("\r\n"));
+        if tcp.write_all(relayed.as_bytes()).await.is_err() {
             return;
         }
     }
@@ -345,6 +351,16 @@ fn run(dir: &TempDir, args: &[&str], env: &[(&str, &str)]) -> (Output, Jtl) {
     (out, jtl)
 }
 
+/// A row's responseCode, without the `Non HTTP response code: ` JMeter puts before a failure's kind.
+fn code(row: &HashMap<String, String>) -> &str {
+    row["responseCode"].trim_start_matches("Non HTTP response code: ")
+}
+
+/// A row's responseMessage, without the `Non HTTP response message: ` JMeter puts before a failure's.
+fn message(row: &HashMap<String, String>) -> &str {
+    row["responseMessage"].trim_start_matches("Non HTTP response message: ")
+}
+
 fn expect_exit(out: &Output, code: i32) {
     assert_eq!(out.status.code(), Some(code), "{}", describe(out));
 }
@@ -394,7 +410,7 @@ fn plain_http_goes_through_the_proxy_in_absolute_form_one_connection_per_user() 
     // Without the proxy, the name resolves nowhere: the requests above did go through it.
     let (out, jtl) = run(&dir, &[], &[]);
     expect_exit(&out, 0);
-    assert!(jtl.rows.iter().all(|r| r["responseCode"] == "UnknownHost"), "{}", jtl.text);
+    assert!(jtl.rows.iter().all(|r| code(r) == "UnknownHost"), "{}", jtl.text);
 }
 
 fn server_addr(server: &Server) -> SocketAddr {
@@ -461,6 +477,9 @@ fn proxy_credentials_are_sent_and_masked_everywhere() {
     assert!(asked.iter().all(|a| a.auth.as_deref() == Some(&format!("Basic {token}"))), "{asked:?}");
     let dry = planrun_env(&dir, &["dry-run", "plan.yaml", "-n", "2"], &[]);
     expect_exit(&dry, 0);
+    let through =
+        format!("(through the proxy 127.0.0.1:{}, in absolute form, with Proxy-Authorization: ***)", proxy.addr.port());
+    assert!(common::stdout(&dry).contains(&through), "{}", describe(&dry));
     // The wrong password: the proxy says 407, each sample fails with it.
     let (bad, bad_jtl) =
         run(&dir, &["--proxy", &format!("http://{user}:Wr0ngS3cret@127.0.0.1:{}", proxy.addr.port())], &[]);
@@ -494,9 +513,9 @@ fn flag_wins_over_plan_which_wins_over_environment_and_none_turns_it_off() {
     let dir = TempDir::new("proxy-choice");
     let url = format!("http://{PLAIN_NAME}:{}/ok", server.port());
     let counts = || (env.asked().len(), in_plan.asked().len(), flag.asked().len());
-    let ok = |out: &Output, jtl: &Jtl, code: &str| {
+    let ok = |out: &Output, jtl: &Jtl, expected: &str| {
         expect_exit(out, 0);
-        assert!(jtl.rows.iter().all(|r| r["responseCode"] == code), "{}", jtl.text);
+        assert!(jtl.rows.iter().all(|r| code(r) == expected), "{}", jtl.text);
     };
     plan(&dir, &url, 1, 2, "");
     let (out, jtl) = run(&dir, &[], &[("HTTP_PROXY", &env.url())]);
@@ -534,7 +553,7 @@ fn a_proxy_that_cannot_be_used_is_refused_before_the_run_without_its_password() 
     let out = planrun_env(&dir, &["run", "plan.yaml", "-o", "out.jtl"], &[("PROXY_PASSWORD", "Hunter2Hunter")]);
     expect_exit(&out, 2);
     let err = common::stderr(&out);
-    assert!(err.contains("plan.yaml:3:") && err.contains("proxy scheme `socks5` is not supported"), "{err}");
+    assert!(err.contains("plan.yaml:4:10") && err.contains("proxy scheme `socks5` is not supported"), "{err}");
     assert!(!err.contains("Hunter2Hunter"), "{err}");
     plan(&dir, "http://127.0.0.1:9/x", 1, 1, "");
     let out = planrun_env(&dir, &["run", "plan.yaml", "--proxy", "https://u:Hunter2Hunter@p:1"], &[]);
@@ -570,7 +589,7 @@ fn a_proxy_that_refuses_the_tunnel_fails_each_sample_naming_the_proxy() {
             "its reply is not HTTP: `SSH-2.0-OpenSSH_9.2`",
         ),
     ];
-    for (mode, code, why) in cases {
+    for (mode, kind, why) in cases {
         let proxy = Proxy::start(mode, &[]);
         let dir = TempDir::new("proxy-refuses");
         plan(&dir, &format!("https://{SECURE_NAME}:{}/ok", secure.addr.port()), 2, 3, "  tls:\n    insecure: true\n");
@@ -583,8 +602,8 @@ fn a_proxy_that_refuses_the_tunnel_fails_each_sample_naming_the_proxy() {
             secure.addr.port()
         );
         for r in &jtl.rows {
-            assert_eq!((r["responseCode"].as_str(), r["success"].as_str()), (code, "false"), "{}", jtl.text);
-            assert_eq!(r["responseMessage"], expected);
+            assert_eq!((code(r), r["success"].as_str()), (kind, "false"), "{}", jtl.text);
+            assert_eq!(message(r), expected);
         }
         assert_eq!(proxy.asked().len(), 6, "every sample asked the proxy once: {why}");
     }
@@ -600,7 +619,7 @@ fn a_proxy_that_fails_plain_http_fails_the_sample_saying_it_went_through_the_pro
         (Mode::Answer(b"garbage\r\n\r\n"), "InvalidResponse", "Invalid HTTP response"),
         (Mode::Answer(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"), "502", "Bad Gateway"),
     ];
-    for (mode, code, why) in cases {
+    for (mode, kind, why) in cases {
         let proxy = Proxy::start(mode, &[]);
         let dir = TempDir::new("proxy-plain-fails");
         plan(&dir, &url, 2, 2, "");
@@ -608,11 +627,11 @@ fn a_proxy_that_fails_plain_http_fails_the_sample_saying_it_went_through_the_pro
         expect_exit(&out, 0);
         assert_eq!(jtl.rows.len(), 4);
         for r in &jtl.rows {
-            assert_eq!((r["responseCode"].as_str(), r["success"].as_str()), (code, "false"), "{}", jtl.text);
-            assert!(r["responseMessage"].starts_with(why), "{}", jtl.text);
-            if code != "502" {
+            assert_eq!((code(r), r["success"].as_str()), (kind, "false"), "{}", jtl.text);
+            assert!(message(r).starts_with(why), "{}", jtl.text);
+            if kind != "502" {
                 let through = format!("(through the proxy 127.0.0.1:{})", proxy.addr.port());
-                assert!(r["responseMessage"].ends_with(&through), "{}", jtl.text);
+                assert!(message(r).ends_with(&through), "{}", jtl.text);
             }
         }
         assert_eq!(proxy.asked().len(), 4);
@@ -624,11 +643,7 @@ fn a_proxy_that_fails_plain_http_fails_the_sample_saying_it_went_through_the_pro
     let (out, jtl) = run(&dir, &["--proxy", &refused], &[]);
     expect_exit(&out, 0);
     let expected = format!("Proxy {}: Connection refused", refused.trim_start_matches("http://"));
-    assert!(
-        jtl.rows.iter().all(|r| r["responseCode"] == "ConnectionRefused" && r["responseMessage"] == expected),
-        "{}",
-        jtl.text
-    );
+    assert!(jtl.rows.iter().all(|r| code(r) == "ConnectionRefused" && message(r) == expected), "{}", jtl.text);
     assert_eq!(server.count(), 0);
 }
 
