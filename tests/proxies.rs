@@ -55,6 +55,8 @@ enum Mode {
     Answer(&'static [u8]),
     /// Closes the connection once the request's head is read.
     Close,
+    /// Reads the request's head and never answers.
+    Stall,
 }
 
 /// One request head the proxy read.
@@ -163,6 +165,10 @@ async fn serve_client(mut tcp: TcpStream, conn: u64, st: Arc<ProxyState>) {
                 return;
             }
             Mode::Close => return,
+            Mode::Stall => {
+                let _ = tcp.read(&mut [0u8; 1]).await;
+                return;
+            }
             Mode::Forward { auth } => auth.clone(),
         };
         if auth_wanted.is_some() && auth != auth_wanted {
@@ -645,6 +651,30 @@ fn a_proxy_that_fails_plain_http_fails_the_sample_saying_it_went_through_the_pro
     let expected = format!("Proxy {}: Connection refused", refused.trim_start_matches("http://"));
     assert!(jtl.rows.iter().all(|r| code(r) == "ConnectionRefused" && message(r) == expected), "{}", jtl.text);
     assert_eq!(server.count(), 0);
+}
+
+#[test]
+fn a_proxy_that_stalls_times_the_sample_out_saying_it_went_through_the_proxy() {
+    // Accepts and reads, never answers.
+    let stall = Proxy::start(Mode::Stall, &[]);
+    let dir = TempDir::new("proxy-stalls");
+    for (url, kind, what) in [
+        (format!("https://{SECURE_NAME}:443/ok"), "ConnectTimeout", "Connect timed out after 300 ms"),
+        (format!("http://{PLAIN_NAME}/ok"), "ReadTimeout", "Read timed out after 300 ms"),
+    ] {
+        plan(&dir, &url, 2, 1, "");
+        std::fs::write(
+            dir.join("plan.yaml"),
+            std::fs::read_to_string(dir.join("plan.yaml")).unwrap().replace("20s", "300ms"),
+        )
+        .unwrap();
+        let (out, jtl) = run(&dir, &["--proxy", &stall.url()], &[]);
+        expect_exit(&out, 0);
+        assert_eq!(jtl.rows.len(), 2);
+        let expected = format!("{what} (through the proxy 127.0.0.1:{})", stall.addr.port());
+        assert!(jtl.rows.iter().all(|r| code(r) == kind && message(r) == expected), "{}", jtl.text);
+    }
+    assert_eq!(stall.asked().len(), 4);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -276,7 +276,11 @@ impl Client {
                     if let Some(t) = connecting {
                         ex.connect += t.elapsed();
                     }
-                    ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
+                    let mut f = Failure::timeout(connecting.is_some(), timeout);
+                    if let Some(p) = self.proxies.as_deref().and_then(|p| p.route(&req.target.origin)) {
+                        f = through(f, p);
+                    }
+                    ex.result = Err(f);
                     if record {
                         self.end_hop(start, ex.counters(), req, None);
                     }
