@@ -681,9 +681,18 @@ fn a_proxy_that_stalls_times_the_sample_out_saying_it_went_through_the_proxy() {
 // Debian's tinyproxy
 // ---------------------------------------------------------------------------------------------------------
 
-/// tinyproxy, started on a free loopback port with its own configuration and log in `dir`, in a mount
-/// namespace of its own where /etc/hosts also names `hosts` (so only it resolves them); `None`, said with
-/// [`common::skip`], when tinyproxy or the namespace cannot be had here.
+/// How tinyproxy comes to know the `*.proxy-only.test` names that planrun cannot resolve.
+enum Names<'a> {
+    /// It resolves them itself: it runs in a mount namespace of its own (`unshare -m`, which needs root)
+    /// whose /etc/hosts maps them to 127.0.0.1.
+    OwnHosts,
+    /// Its `Upstream` rule sends every request for them on to this proxy (an in-process one that maps them),
+    /// so it never resolves them; needs nothing beyond tinyproxy.
+    Upstream(&'a Proxy),
+}
+
+/// tinyproxy, started on a free loopback port with its own configuration and log in `dir`; `None`, said
+/// with [`common::skip`], when it is not installed.
 struct Tinyproxy {
     child: std::process::Child,
     port: u16,
@@ -691,41 +700,50 @@ struct Tinyproxy {
 }
 
 impl Tinyproxy {
-    fn start(dir: &TempDir, hosts: &[(&str, &str)]) -> Option<Tinyproxy> {
-        const REQUIRE: &str = "PLANRUN_REQUIRE_PROXY";
+    fn start(dir: &TempDir, names: Names<'_>) -> Option<Tinyproxy> {
         if Command::new("tinyproxy").arg("-v").output().is_err() {
-            common::skip("tinyproxy", REQUIRE, "it is not installed (apt-get install tinyproxy)");
-            return None;
-        }
-        let probe = Command::new("unshare").args(["-m", "true"]).output();
-        if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-            common::skip(
-                "tinyproxy",
-                REQUIRE,
-                "`unshare -m` (a mount namespace for its own /etc/hosts) is not allowed",
-            );
+            common::skip("tinyproxy", "PLANRUN_REQUIRE_PROXY", "it is not installed (apt-get install tinyproxy-bin)");
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let log = dir.join("tinyproxy.log");
-        let mut etc_hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
-        for (name, ip) in hosts {
-            etc_hosts.push_str(&format!("\n{ip} {name}\n"));
-        }
-        let hosts_file = dir.write("hosts", etc_hosts);
-        let conf = dir.write(
-            "tinyproxy.conf",
-            format!(
-                "Port {port}\nListen 127.0.0.1\nTimeout 60\nMaxClients 100\nLogFile \"{}\"\nLogLevel Info\n\
-                 PidFile \"{}\"\nAllow 127.0.0.1\n",
-                log.display(),
-                dir.join("tinyproxy.pid").display()
-            ),
+        let mut conf = format!(
+            "Port {port}\nListen 127.0.0.1\nTimeout 60\nMaxClients 100\nLogFile \"{}\"\nLogLevel Info\n\
+             PidFile \"{}\"\nAllow 127.0.0.1\n",
+            log.display(),
+            dir.join("tinyproxy.pid").display()
         );
-        let script =
-            format!("mount --bind '{}' /etc/hosts && exec tinyproxy -d -c '{}'", hosts_file.display(), conf.display());
-        let child = Command::new("unshare")
-            .args(["-m", "--propagation", "private", "sh", "-c", &script])
+        if let Names::Upstream(next) = &names {
+            conf.push_str(&format!("Upstream http 127.0.0.1:{} \".proxy-only.test\"\n", next.addr.port()));
+        }
+        let conf = dir.write("tinyproxy.conf", conf);
+        let mut cmd = match names {
+            Names::OwnHosts => {
+                let probe = Command::new("unshare").args(["-m", "true"]).output();
+                if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+                    // Not a missing tool: the same run through tinyproxy is made with `Names::Upstream`.
+                    eprintln!("SKIPPED tinyproxy with its own /etc/hosts: `unshare -m` is not allowed here");
+                    return None;
+                }
+                let mut etc_hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
+                etc_hosts.push_str(&format!("\n127.0.0.1 {PLAIN_NAME}\n127.0.0.1 {SECURE_NAME}\n"));
+                let hosts = dir.write("hosts", etc_hosts);
+                let script = format!(
+                    "mount --bind '{}' /etc/hosts && exec tinyproxy -d -c '{}'",
+                    hosts.display(),
+                    conf.display()
+                );
+                let mut cmd = Command::new("unshare");
+                cmd.args(["-m", "--propagation", "private", "sh", "-c", &script]);
+                cmd
+            }
+            Names::Upstream(_) => {
+                let mut cmd = Command::new("tinyproxy");
+                cmd.arg("-d").arg("-c").arg(&conf);
+                cmd
+            }
+        };
+        let child = cmd
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -756,8 +774,27 @@ impl Drop for Tinyproxy {
 fn a_run_through_tinyproxy_counts_every_request_in_its_log() {
     let server = Server::start();
     let secure = Secure::start();
-    let dir = TempDir::new("tinyproxy");
-    let Some(tiny) = Tinyproxy::start(&dir, &[(PLAIN_NAME, "127.0.0.1"), (SECURE_NAME, "127.0.0.1")]) else { return };
+    let next =
+        Proxy::start(Mode::Forward { auth: None }, &[(PLAIN_NAME, server_addr(&server)), (SECURE_NAME, secure.addr)]);
+    let dir = TempDir::new("tinyproxy-upstream");
+    let Some(tiny) = Tinyproxy::start(&dir, Names::Upstream(&next)) else { return };
+    through_tinyproxy(&dir, &tiny, &server, &secure);
+    // The next proxy saw each of tinyproxy's requests: every plain one, and one CONNECT per tunnel.
+    assert_eq!(next.asked().len(), 15, "{:?}", next.asked());
+}
+
+#[test]
+fn a_run_through_tinyproxy_resolving_the_names_itself_counts_every_request_in_its_log() {
+    let server = Server::start();
+    let secure = Secure::start();
+    let dir = TempDir::new("tinyproxy-hosts");
+    let Some(tiny) = Tinyproxy::start(&dir, Names::OwnHosts) else { return };
+    through_tinyproxy(&dir, &tiny, &server, &secure);
+}
+
+/// Three users, four loops of a plain and an https request, through tinyproxy (the environment's
+/// http_proxy and HTTPS_PROXY): every row a 200, and tinyproxy's log counts every request.
+fn through_tinyproxy(dir: &TempDir, tiny: &Tinyproxy, server: &Server, secure: &Secure) {
     dir.write("ca.pem", &secure.ca_pem);
     let plain = format!("http://{PLAIN_NAME}:{}/ok", server.port());
     let tls = format!("https://{SECURE_NAME}:{}/ok", secure.addr.port());
@@ -770,7 +807,7 @@ fn a_run_through_tinyproxy_counts_every_request_in_its_log() {
         ),
     );
     let proxy = format!("http://127.0.0.1:{}", tiny.port);
-    let (out, jtl) = run(&dir, &[], &[("http_proxy", &proxy), ("HTTPS_PROXY", &proxy)]);
+    let (out, jtl) = run(dir, &[], &[("http_proxy", &proxy), ("HTTPS_PROXY", &proxy)]);
     expect_exit(&out, 0);
     assert_eq!(jtl.rows.len(), 24);
     assert!(jtl.rows.iter().all(|r| r["responseCode"] == "200"), "{}\n{}", jtl.text, tiny.log());
@@ -783,10 +820,8 @@ fn a_run_through_tinyproxy_counts_every_request_in_its_log() {
     let requests: Vec<&str> =
         log.lines().filter_map(|l| l.split_once("Request (file descriptor ")).map(|(_, r)| r).collect();
     let plain_seen = requests.iter().filter(|r| r.contains(&format!("GET {plain} HTTP/1.1"))).count();
-    let connects = requests
-        .iter()
-        .filter(|r| r.contains(&format!("CONNECT {SECURE_NAME}:{} HTTP/1.1", secure.addr.port())))
-        .count();
+    let connect = format!("CONNECT {SECURE_NAME}:{} HTTP/1.1", secure.addr.port());
+    let connects = requests.iter().filter(|r| r.contains(&connect)).count();
     assert_eq!(plain_seen, 12, "{log}");
     assert_eq!(connects, 3, "one tunnel per user: {log}");
     assert_eq!(requests.len(), 15, "{log}");
