@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use crate::compile::{compile, Graph};
 use crate::diag::Warnings;
+use crate::http::Proxies;
+use crate::mask::MIN_SECRET_LEN;
 use crate::plan::{PlanError, PlanFile, PlanOptions};
 use crate::stub::{StubError, StubHandle};
 
@@ -32,6 +34,9 @@ pub enum PrepareError {
     /// The plan's TLS files cannot be used (not PEM, a key that does not match its certificate).
     #[error("defaults.tls: {0}")]
     Tls(#[from] crate::http::TlsError),
+    /// A proxy the environment names cannot be used.
+    #[error(transparent)]
+    Proxy(#[from] crate::http::ProxyError),
 }
 
 /// Whether to start the plan's stub.
@@ -65,8 +70,13 @@ pub async fn prepare(
             StubMode::CheckOnly => opts.stub_url = Some("http://127.0.0.1:0".into()),
         }
     }
-    let plan = file.validate(&opts)?;
+    let mut plan = file.validate(&opts)?;
     warnings.items.extend(crate::plan::load_warnings(&plan).items);
+    let proxies = Proxies::resolve(opts.proxy.as_ref(), plan.defaults.proxy.as_ref(), |v| std::env::var(v).ok())?;
+    // The proxy's credentials are masked wherever planrun writes, as the plan's secrets are.
+    let credentials = proxies.each().flat_map(|p| p.secrets()).filter(|s| s.chars().count() >= MIN_SECRET_LEN);
+    plan.secrets.values.extend(credentials.cloned());
+    plan.defaults.proxies = Arc::new(proxies);
     let graph = compile(plan);
     if graph.defaults.tls != Default::default() {
         // Checked once here so that a bad certificate or key stops the run before anything is sent.

@@ -55,6 +55,7 @@ mod plan_traps;
 mod plan_warnings;
 mod plans_run;
 mod property_files;
+mod proxies;
 mod report;
 mod report_browser;
 mod report_escaping;

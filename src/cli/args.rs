@@ -51,6 +51,11 @@ pub(crate) struct PlanArgs {
     /// The run's seed (wins over the plan's `seed`).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Send every request through this http:// proxy (`http://user:password@host:port` adds
+    /// Proxy-Authorization), or `none` for no proxy; wins over `defaults.proxy` and HTTP_PROXY, HTTPS_PROXY,
+    /// ALL_PROXY (NO_PROXY still applies).
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
     #[command(flatten)]
     pub files: PropertyFilesArgs,
 }

@@ -11,10 +11,15 @@ use crate::source::Source;
 
 pub(super) async fn dry_run(a: DryRunArgs) -> i32 {
     let path = a.plan.plan.clone();
-    let opts = match a.plan.files.options(&a.plan.define, a.plan.seed) {
+    let proxy = match super::proxy_flag(a.plan.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut opts = match a.plan.files.options(&a.plan.define, a.plan.seed) {
         Ok(opts) => opts,
         Err(code) => return code,
     };
+    opts.proxy = proxy;
     let ready = match super::prepare::plan(&path, opts, StubMode::Start).await {
         Ok(l) => l,
         Err(code) => return code,

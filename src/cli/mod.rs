@@ -45,6 +45,19 @@ pub async fn main(cli: Cli) -> i32 {
     }
 }
 
+/// `--proxy URL` (or `none`), parsed here rather than by clap, whose error would repeat the URL and the
+/// password it may hold: a proxy that cannot be used is said without it, and the exit code is 2.
+pub(crate) fn proxy_flag(value: Option<&str>) -> Result<Option<crate::http::ProxyChoice>, i32> {
+    value
+        .map(|v| {
+            crate::http::ProxyChoice::parse(v).map_err(|why| {
+                print::errln!("error: --proxy: {why}");
+                exit::BAD_INPUT
+            })
+        })
+        .transpose()
+}
+
 /// Parses `-D name=value`.
 pub(crate) fn parse_define(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {

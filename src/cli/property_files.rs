@@ -56,6 +56,6 @@ impl PropertyFilesArgs {
         }
         let from_files = overrides.len();
         overrides.extend_from_slice(define);
-        Ok(PlanOptions { overrides, seed, stub_url: None, from_files })
+        Ok(PlanOptions { overrides, seed, stub_url: None, from_files, proxy: None })
     }
 }

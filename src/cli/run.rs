@@ -16,10 +16,15 @@ use crate::session::{EarlyStop, Event, Listener, PlacementSpec, RunError, RunRep
 use crate::sink::{Observer, GRACE};
 
 pub(super) async fn run(a: RunArgs) -> i32 {
-    let plan_options = match a.plan.files.options(&a.plan.define, a.plan.seed) {
+    let proxy = match super::proxy_flag(a.plan.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut plan_options = match a.plan.files.options(&a.plan.define, a.plan.seed) {
         Ok(opts) => opts,
         Err(code) => return code,
     };
+    plan_options.proxy = proxy;
     let stop = Stop::new();
     let printer = Arc::new(Printer {
         quiet: a.quiet,

@@ -8,10 +8,15 @@ use crate::pipeline::StubMode;
 use crate::plan::model::{DataMode, DataSet};
 
 pub(super) async fn validate(a: PlanArgs) -> i32 {
-    let opts = match a.files.options(&a.define, a.seed) {
+    let proxy = match super::proxy_flag(a.proxy.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut opts = match a.files.options(&a.define, a.seed) {
         Ok(opts) => opts,
         Err(code) => return code,
     };
+    opts.proxy = proxy;
     match super::prepare::plan(&a.plan, opts, StubMode::CheckOnly).await {
         Ok(ready) => {
             let g = &ready.graph;

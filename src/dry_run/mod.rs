@@ -123,6 +123,11 @@ impl<'g> FirstUser<'g> {
     ) -> io::Result<()> {
         let error = match rendered(self.graph, node, &self.scope) {
             Ok(w) => {
+                if let Some(p) = self.graph.defaults.proxies.route(&w.target.origin) {
+                    let how = if w.target.origin.https { "in a CONNECT tunnel" } else { "in absolute form" };
+                    let auth = if p.authorization().is_some() { ", with Proxy-Authorization: ***" } else { "" };
+                    writeln!(out, "(through the proxy {}, {how}{auth})", p.shown())?;
+                }
                 out.write_all(&self.book.show(&wire::masked(&w, &self.masks)))?;
                 if !w.body.is_empty() {
                     writeln!(out)?;

@@ -19,6 +19,7 @@ use super::encode::encode;
 use super::error::Failure;
 use super::hop::{Counters, How, Record, Recorded, Recorder};
 use super::outcome::ErrorKind;
+use super::proxy::{self, Proxies, Proxy};
 use super::request::WireRequest;
 use super::response::Response;
 use super::stream::Stream;
@@ -120,6 +121,8 @@ pub struct Client {
     timer: Deadline,
     /// Where out-of-step connections are counted, when the run counts them.
     counts: Option<Arc<ConnectionCounts>>,
+    /// The run's proxies, when any request may go through one.
+    proxies: Option<Arc<Proxies>>,
 }
 
 impl Client {
@@ -138,12 +141,18 @@ impl Client {
             tls: TlsSource::Default,
             timer: Deadline::default(),
             counts: None,
+            proxies: None,
         }
     }
 
     /// The same client, counting its connections into `counts`.
     pub fn counting(self, counts: Arc<ConnectionCounts>) -> Self {
         Self { counts: Some(counts), ..self }
+    }
+
+    /// The same client, sending its requests through `proxies` (each request to an origin they route).
+    pub fn proxied(self, proxies: Arc<Proxies>) -> Self {
+        Self { proxies: (!proxies.is_empty()).then_some(proxies), ..self }
     }
 
     /// Counts a connection found out of step.
@@ -267,7 +276,11 @@ impl Client {
                     if let Some(t) = connecting {
                         ex.connect += t.elapsed();
                     }
-                    ex.result = Err(Failure::timeout(connecting.is_some(), timeout));
+                    let mut f = Failure::timeout(connecting.is_some(), timeout);
+                    if let Some(p) = self.proxies.as_deref().and_then(|p| p.route(&req.target.origin)) {
+                        f = through(f, p);
+                    }
+                    ex.result = Err(f);
                     if record {
                         self.end_hop(start, ex.counters(), req, None);
                     }
@@ -335,6 +348,7 @@ impl Client {
             self.out_of_step();
         }
         let mut reused = idle == Some(Idle::Open);
+        let via = self.proxies.as_deref().and_then(|p| p.route(origin)).cloned();
         let mut wire = take_write_buf();
         let inline = match encode(req, &mut wire) {
             Ok(inline) => inline,
@@ -343,6 +357,10 @@ impl Client {
                 return Err(f);
             }
         };
+        if let Some(p) = via.as_deref().filter(|_| !origin.https) {
+            let own = req.headers.iter().any(|(n, _)| n == http::header::PROXY_AUTHORIZATION);
+            proxy::to_absolute_form(&mut wire, &req.target.host, p, own);
+        }
         let mut attempt = 0;
         let out = loop {
             attempt += 1;
@@ -357,7 +375,7 @@ impl Client {
                 let t = Instant::now();
                 *connecting = Some(t);
                 // Boxed: connecting is rare and its future is large; inline, it would be copied with every request.
-                let opened = Box::pin(open(origin.clone(), tls, stats.clone())).await;
+                let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref())).await;
                 ex.connect += t.elapsed();
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
@@ -409,7 +427,10 @@ impl Client {
             }
         };
         give_back(wire);
-        out
+        match (out, via) {
+            (Err(f), Some(p)) => Err(through(f, &p)),
+            (out, _) => out,
+        }
     }
 
     /// Notes when the response began (or the exchange ended, when nothing came).
@@ -523,8 +544,24 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-/// Opens a connection: TCP, then the TLS handshake when `tls` is given; `stats` count it all.
-async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<WireStats>) -> Result<Conn, Failure> {
+/// A failure on a connection through `proxy`, saying so (a failure of the proxy itself already does).
+#[cold]
+fn through(f: Failure, proxy: &Proxy) -> Failure {
+    if f.message.starts_with("Proxy ") {
+        return f;
+    }
+    let message = format!("{} (through the proxy {})", f.message, proxy.shown());
+    Failure { message, ..f }
+}
+
+/// Opens a connection: TCP (to the proxy when `via` names one, and through its tunnel for https), then the
+/// TLS handshake when `tls` is given; `stats` count it all.
+async fn open(
+    origin: Arc<Origin>,
+    tls: Option<Arc<ClientConfig>>,
+    stats: Arc<WireStats>,
+    via: Option<&Proxy>,
+) -> Result<Conn, Failure> {
     let host = origin.host.as_str();
     let tls = match tls {
         Some(config) => {
@@ -534,7 +571,23 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         }
         None => None,
     };
-    let addrs: Vec<_> = match tokio::net::lookup_host((host, origin.port)).await {
+    let counted = match via {
+        Some(p) => proxy::open(p, &origin, stats.clone()).await?,
+        None => Counting::new(connect_tcp(host, origin.port).await?, stats.clone()),
+    };
+    let stream = match tls {
+        None => Stream::Plain(counted),
+        Some((connector, name)) => {
+            let tls = connector.connect(name, counted).await.map_err(|e| Failure::tls_handshake(&e))?;
+            Stream::Tls(Box::new(tls))
+        }
+    };
+    Ok(Conn::new(origin, stream, stats))
+}
+
+/// A TCP connection to `host:port`, to the first of its addresses that takes it.
+pub(super) async fn connect_tcp(host: &str, port: u16) -> Result<TcpStream, Failure> {
+    let addrs: Vec<_> = match tokio::net::lookup_host((host, port)).await {
         Ok(a) => a.collect(),
         Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
     };
@@ -555,15 +608,5 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         (None, None) => return Err(Failure::new(ErrorKind::UnknownHost, format!("No address for {host}"))),
     };
     let _ = stream.set_nodelay(true);
-    let stream = match tls {
-        None => Stream::Plain(Counting::new(stream, stats.clone())),
-        Some((connector, name)) => {
-            let tls = connector
-                .connect(name, Counting::new(stream, stats.clone()))
-                .await
-                .map_err(|e| Failure::tls_handshake(&e))?;
-            Stream::Tls(Box::new(tls))
-        }
-    };
-    Ok(Conn::new(origin, stream, stats))
+    Ok(stream)
 }

@@ -48,6 +48,8 @@ pub struct PlanOptions {
     /// name nothing in the plan uses is warned about when `-D` gives it, not when a file does (a file often
     /// holds more than one plan reads).
     pub from_files: usize,
+    /// `--proxy`, which wins over the plan's `defaults.proxy` and the environment.
+    pub proxy: Option<crate::http::ProxyChoice>,
 }
 
 /// A plan that could not be loaded.

@@ -109,6 +109,11 @@ pub struct Defaults {
     pub max_body: u64,
     /// TLS settings for https targets.
     pub tls: TlsSettings,
+    /// `proxy:` as the plan sets it (`none`, or a proxy for every request); `None` when it does not.
+    pub proxy: Option<crate::http::ProxyChoice>,
+    /// The proxies the run uses: the command line's, the plan's or the environment's (set when the plan is
+    /// prepared to run; none until then).
+    pub proxies: Arc<crate::http::Proxies>,
 }
 
 /// How a group makes load.

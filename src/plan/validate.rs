@@ -83,7 +83,7 @@ pub fn validate(source: &Source, root: &Node, opts: &PlanOptions) -> Result<Plan
     if opts.stub_url.is_some() {
         names.insert("stub".into());
     }
-    let defaults = defaults(&mut cx, f.get("defaults"), &names);
+    let defaults = defaults(&mut cx, f.get("defaults"), &names, &mut secrets);
     let mut secret_variables = Vec::new();
     let variables = variables(&mut cx, f.get("variables"), &mut names, &mut secret_variables);
     let data = match f.get("data") {
@@ -295,7 +295,7 @@ fn override_value(text: &str) -> JValue {
     }
 }
 
-fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults> {
+fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<String>) -> Option<Defaults> {
     let mut d = Defaults {
         base_url: None,
         timeout: DEFAULT_TIMEOUT,
@@ -304,6 +304,8 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         cookies: true,
         max_body: DEFAULT_MAX_BODY,
         tls: TlsSettings::default(),
+        proxy: None,
+        proxies: Default::default(),
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.object(node, &vocab::DEFAULTS)?;
@@ -338,6 +340,9 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
     }
+    if let Some(p) = f.get("proxy") {
+        d.proxy = proxy(cx, p, secrets);
+    }
     Some(d)
 }
 
@@ -368,6 +373,30 @@ fn tls(cx: &mut Ctx, node: &Node) -> Option<TlsSettings> {
         return None;
     }
     Some(t)
+}
+
+/// `defaults.proxy`: `none`, or an http:// proxy URL (rendered at load time, so it may read a secret
+/// property). The URL is never quoted back, and its credentials are secrets (masked in the plan's errors
+/// too, whose excerpt shows the line).
+fn proxy(cx: &mut Ctx, node: &Node, secrets: &mut Vec<String>) -> Option<crate::http::ProxyChoice> {
+    let text = cx.load_time_text(node, "proxy")?;
+    if let Ok(url) = url::Url::parse(text.trim()) {
+        let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
+        let (user, password) = (decode(url.username()), url.password().map(decode).unwrap_or_default());
+        let long = |s: &String| s.chars().count() >= crate::mask::MIN_SECRET_LEN;
+        secrets.extend([format!("{user}:{password}"), password].into_iter().filter(long));
+    }
+    match crate::http::ProxyChoice::parse(&text) {
+        Ok(choice) => Some(choice),
+        Err(why) => {
+            cx.error(
+                Diagnostic::new(node.span, format!("proxy: {why}"))
+                    .expected("an http:// proxy URL, or `none`")
+                    .hint("e.g. http://127.0.0.1:3128 or http://user:password@proxy.example:8080"),
+            );
+            None
+        }
+    }
 }
 
 fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {

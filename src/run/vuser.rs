@@ -136,7 +136,8 @@ impl VirtualUser {
                 usize::try_from(graph.defaults.max_body).unwrap_or(usize::MAX),
                 crate::http::shared_tls_config(&graph.defaults.tls),
             )
-            .counting(cx.active.connections.clone()),
+            .counting(cx.active.connections.clone())
+            .proxied(graph.defaults.proxies.clone()),
             thread: ThreadId { group: g.name.clone(), group_no: Graph::group_number(group), vu },
             cx,
             group,

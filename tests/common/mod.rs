@@ -560,6 +560,11 @@ where
     S: AsRef<OsStr>,
 {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    // planrun reads proxies from the environment: a developer's HTTP_PROXY would take the tests' loopback
+    // traffic elsewhere (tests/proxies.rs sets them itself).
+    for var in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+        cmd.env_remove(var);
+    }
     run_guarded(cmd.args(args).current_dir(dir), CHILD_GUARD, "planrun", |_| {})
 }
 

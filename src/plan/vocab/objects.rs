@@ -135,6 +135,16 @@ pub static DEFAULTS: Object = Object {
                 and `ca`, unless insecure.",
         )
         .examples(r#"[{ "ca": "certs/ca.pem" }, { "insecure": true }]"#),
+        key(
+            "proxy",
+            Ty::Text,
+            "An http:// forward proxy for every request (https ones through CONNECT), `http://user:password@host:port` \
+                to send Proxy-Authorization (the credentials are masked as secrets), or `none` to ignore the \
+                environment's; `--proxy` wins over it, and it wins over HTTP_PROXY, HTTPS_PROXY and ALL_PROXY. \
+                NO_PROXY applies to it too.",
+        )
+        .otherwise("the environment's proxies, if any")
+        .examples(r#"["http://127.0.0.1:3128", "none", "http://{{ props.proxy_user }}:{{ props.proxy_password }}@proxy:8080"]"#),
     ],
 };
 
