@@ -6,6 +6,7 @@
 mod client;
 #[doc(hidden)]
 pub mod common_head;
+pub mod content_coding;
 mod conn;
 mod counting;
 mod deadline;
