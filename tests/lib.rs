@@ -72,3 +72,4 @@ mod url_escaping;
 mod validate_snapshots;
 mod virtual_users;
 mod yaml_errors;
+mod content_coding;

@@ -146,6 +146,11 @@ impl Client {
         Self { counts: Some(counts), ..self }
     }
 
+    /// Bytes of a response body kept at most (`max_body`).
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
+    }
+
     /// Counts a connection found out of step.
     #[cold]
     fn out_of_step(&self) {

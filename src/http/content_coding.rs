@@ -27,8 +27,9 @@ const ZSTD_WINDOW_LOG: u32 = 23;
 /// A body with its content codings undone, or as far as that went.
 #[derive(Debug, Clone)]
 pub struct Decoded {
-    /// The body as the server meant it, cut at the limit; the bytes as received when they could not be
-    /// decoded at all.
+    /// The body as the server meant it, as far as it decodes: cut at the limit, or where a stream that is
+    /// truncated or corrupt stops giving bytes; the bytes as received when nothing could be decoded (a coding
+    /// not known, a stream corrupt from its start).
     pub body: Bytes,
     /// Why `body` is not the whole decoded body.
     pub problem: Option<CodingError>,
@@ -127,17 +128,18 @@ pub fn decode(headers: &Headers, body: &Bytes, limit: usize) -> Option<Decoded> 
         Err(problem) => return Some(Decoded { body: body.clone(), problem: Some(problem) }),
     };
     let mut current = body.clone();
+    let mut problem = None;
+    // Each layer is undone as far as it goes, so that a body cut at the limit, or truncated, still reads as
+    // text up to there; the first (outermost) problem is the one told.
     for coding in codings.into_iter().rev() {
-        match decode_one(coding, &current, limit) {
-            Ok(out) => current = Bytes::from(out),
-            Err(Stop::Cut(prefix)) => {
-                let problem = CodingError::TooLarge { coding: coding.name(), limit };
-                return Some(Decoded { body: Bytes::from(prefix), problem: Some(problem) });
-            }
-            Err(Stop::Failed(problem)) => return Some(Decoded { body: body.clone(), problem: Some(problem) }),
+        let (out, stop) = decode_one(coding, &current, limit);
+        if stop.is_some() && out.is_empty() && problem.is_none() {
+            return Some(Decoded { body: body.clone(), problem: stop });
         }
+        current = Bytes::from(out);
+        problem = problem.or(stop);
     }
-    Some(Decoded { body: current, problem: None })
+    Some(Decoded { body: current, problem })
 }
 
 /// The codings of every Content-Encoding line, in the order applied.
@@ -155,37 +157,31 @@ fn codings(headers: &Headers) -> Result<Vec<Coding>, CodingError> {
     Ok(out)
 }
 
-/// Why one layer stopped.
-enum Stop {
-    /// Past the limit: the first `limit` bytes.
-    Cut(Vec<u8>),
-    /// The stream is not good.
-    Failed(CodingError),
-}
+/// What one layer gave: its output as far as it went, and why it stopped short, if it did.
+type Layer = (Vec<u8>, Option<CodingError>);
 
-fn decode_one(coding: Coding, input: &[u8], limit: usize) -> Result<Vec<u8>, Stop> {
-    let name = coding.name();
-    let corrupt = |why: String| Stop::Failed(CodingError::Corrupt { coding: name, why });
+fn decode_one(coding: Coding, input: &[u8], limit: usize) -> Layer {
+    let coding_name = coding.name();
     match coding {
         Coding::Gzip => gzip(input, limit),
         // A zlib stream starts with a header whose two bytes, as a big-endian number, are a multiple of 31,
         // with method 8: anything else is read as raw deflate, as browsers do.
         Coding::Deflate => {
             let zlib = matches!(input, [cmf, flg, ..] if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
-            inflate(input, zlib, limit, name)
+            inflate(input, zlib, limit)
         }
         Coding::Br => brotli(input, limit),
         Coding::Zstd => {
-            let mut reader = zstd::stream::read::Decoder::with_buffer(input).map_err(|e| corrupt(e.to_string()))?;
-            reader
-                .set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(ZSTD_WINDOW_LOG))
-                .map_err(|e| corrupt(e.to_string()))?;
             let mut out = Vec::with_capacity(first_capacity(input.len(), limit));
-            match read_limited(reader, &mut out, limit) {
-                Ok(()) => Ok(out),
-                Err(None) => Err(Stop::Cut(out)),
-                Err(e) => Err(read_failed(e, name)),
-            }
+            let reader = zstd::stream::read::Decoder::with_buffer(input).and_then(|mut r| {
+                r.set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(ZSTD_WINDOW_LOG))?;
+                Ok(r)
+            });
+            let stop = match reader {
+                Ok(r) => read_limited(r, &mut out, limit).err().map(|e| read_failed(e, coding_name, limit)),
+                Err(e) => Some(CodingError::Corrupt { coding: coding_name, why: e.to_string() }),
+            };
+            (out, stop)
         }
     }
 }
@@ -209,75 +205,72 @@ fn read_limited(reader: impl Read, out: &mut Vec<u8>, limit: usize) -> Result<()
     }
 }
 
-/// What a failed read of a layer means: truncated or corrupt.
-fn read_failed(e: Option<std::io::Error>, coding: &'static str) -> Stop {
+/// What a failed [`read_limited`] means: cut at the limit (`None`), truncated or corrupt.
+fn read_failed(e: Option<std::io::Error>, coding: &'static str, limit: usize) -> CodingError {
     match e {
-        None => Stop::Failed(CodingError::Truncated { coding }),
-        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Stop::Failed(CodingError::Truncated { coding }),
-        Some(e) => Stop::Failed(CodingError::Corrupt { coding, why: e.to_string() }),
+        None => CodingError::TooLarge { coding, limit },
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => CodingError::Truncated { coding },
+        Some(e) => CodingError::Corrupt { coding, why: e.to_string() },
     }
 }
 
 /// Decodes gzip members one after another (RFC 1952 allows several), which must end where `input` does.
-fn gzip(input: &[u8], limit: usize) -> Result<Vec<u8>, Stop> {
+fn gzip(input: &[u8], limit: usize) -> Layer {
     let coding = "gzip";
     let mut out = Vec::with_capacity(first_capacity(input.len(), limit));
     let mut rest = input;
     loop {
         let mut member = flate2::bufread::GzDecoder::new(rest);
-        match read_limited(&mut member, &mut out, limit) {
-            Ok(()) => {}
-            Err(None) => return Err(Stop::Cut(out)),
-            Err(e) => return Err(read_failed(e, coding)),
+        if let Err(e) = read_limited(&mut member, &mut out, limit) {
+            let stop = read_failed(e, coding, limit);
+            return (out, Some(stop));
         }
         rest = member.into_inner();
         match rest {
-            [] => return Ok(out),
+            [] => return (out, None),
             [0x1f, 0x8b, ..] => {}
-            _ => return Err(Stop::Failed(CodingError::Trailing { coding, extra: rest.len() })),
+            _ => return (out, Some(CodingError::Trailing { coding, extra: rest.len() })),
         }
     }
 }
 
 /// Inflates a zlib (`zlib`) or raw deflate stream, which must end where `input` does.
-fn inflate(input: &[u8], zlib: bool, limit: usize, coding: &'static str) -> Result<Vec<u8>, Stop> {
+fn inflate(input: &[u8], zlib: bool, limit: usize) -> Layer {
+    let coding = "deflate";
     let mut d = Decompress::new(zlib);
     let mut out = Vec::with_capacity(first_capacity(input.len(), limit));
     loop {
         if out.len() == out.capacity() {
             if out.len() > limit {
                 out.truncate(limit);
-                return Err(Stop::Cut(out));
+                return (out, Some(CodingError::TooLarge { coding, limit }));
             }
             let room = out.capacity().max(4096).min(limit + 1 - out.len());
             out.reserve_exact(room);
         }
         let at = usize::try_from(d.total_in()).unwrap_or(usize::MAX).min(input.len());
         let produced = out.len();
-        let status = d
-            .decompress_vec(&input[at..], &mut out, FlushDecompress::None)
-            .map_err(|e| Stop::Failed(CodingError::Corrupt { coding, why: e.to_string() }))?;
-        if status == Status::StreamEnd {
-            break;
+        match d.decompress_vec(&input[at..], &mut out, FlushDecompress::None) {
+            Ok(Status::StreamEnd) => break,
+            Ok(_) => {}
+            Err(e) => return (out, Some(CodingError::Corrupt { coding, why: e.to_string() })),
         }
         let moved = usize::try_from(d.total_in()).unwrap_or(usize::MAX) != at || out.len() != produced;
         if !moved {
-            return Err(Stop::Failed(CodingError::Truncated { coding }));
+            return (out, Some(CodingError::Truncated { coding }));
         }
-    }
-    let used = usize::try_from(d.total_in()).unwrap_or(usize::MAX).min(input.len());
-    if used < input.len() {
-        return Err(Stop::Failed(CodingError::Trailing { coding, extra: input.len() - used }));
     }
     if out.len() > limit {
         out.truncate(limit);
-        return Err(Stop::Cut(out));
+        return (out, Some(CodingError::TooLarge { coding, limit }));
     }
-    Ok(out)
+    let used = usize::try_from(d.total_in()).unwrap_or(usize::MAX).min(input.len());
+    let trailing = (used < input.len()).then(|| CodingError::Trailing { coding, extra: input.len() - used });
+    (out, trailing)
 }
 
 /// Decodes a brotli stream (RFC 7932, its standard window), which must end where `input` does.
-fn brotli(input: &[u8], limit: usize) -> Result<Vec<u8>, Stop> {
+fn brotli(input: &[u8], limit: usize) -> Layer {
     use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
     let coding = "br";
     let mut state = BrotliState::new_strict(StandardAlloc::default(), StandardAlloc::default(), StandardAlloc::default());
@@ -296,32 +289,26 @@ fn brotli(input: &[u8], limit: usize) -> Result<Vec<u8>, Stop> {
             &mut total,
             &mut state,
         );
-        match result {
+        let stop = match result {
             BrotliResult::ResultSuccess => break,
-            BrotliResult::NeedsMoreOutput => {
-                if out.len() > limit {
-                    out.truncate(limit);
-                    return Err(Stop::Cut(out));
-                }
+            BrotliResult::NeedsMoreOutput if out.len() <= limit => {
                 let grown = out.len().saturating_mul(2).min(limit.saturating_add(1)).max(out.len() + 1);
                 out.resize(grown, 0);
+                continue;
             }
-            BrotliResult::NeedsMoreInput => return Err(Stop::Failed(CodingError::Truncated { coding })),
-            BrotliResult::ResultFailure => {
-                let why = format!("{:?}", state.error_code);
-                return Err(Stop::Failed(CodingError::Corrupt { coding, why }));
-            }
-        }
-    }
-    if in_left > 0 {
-        return Err(Stop::Failed(CodingError::Trailing { coding, extra: in_left }));
+            BrotliResult::NeedsMoreOutput => CodingError::TooLarge { coding, limit },
+            BrotliResult::NeedsMoreInput => CodingError::Truncated { coding },
+            BrotliResult::ResultFailure => CodingError::Corrupt { coding, why: format!("{:?}", state.error_code) },
+        };
+        out.truncate(out_at.min(limit));
+        return (out, Some(stop));
     }
     out.truncate(out_at);
     if out.len() > limit {
         out.truncate(limit);
-        return Err(Stop::Cut(out));
+        return (out, Some(CodingError::TooLarge { coding, limit }));
     }
-    Ok(out)
+    (out, (in_left > 0).then_some(CodingError::Trailing { coding, extra: in_left }))
 }
 
 #[cfg(test)]
@@ -425,7 +412,7 @@ mod tests {
     }
 
     #[test]
-    fn corrupt_truncated_and_trailing_streams_say_why_and_keep_the_bytes_received() {
+    fn corrupt_truncated_and_trailing_streams_say_why_and_decode_as_far_as_they_go() {
         let mut bad_crc = gz(JSON);
         let n = bad_crc.len();
         bad_crc[n - 8] ^= 0xff;
@@ -455,7 +442,16 @@ mod tests {
             let d = run(name, body.clone(), 1 << 20);
             let problem = d.problem.map(|p| p.to_string()).unwrap_or_default();
             assert!(problem.contains(why), "{name}: `{problem}` should say `{why}`");
-            assert_eq!(&d.body[..], &body[..], "{name}: the bytes as received");
+            assert!(
+                d.body.is_empty() || JSON.starts_with(&d.body) || d.body == body,
+                "{name}: what decoded, or the bytes as received: {:?}",
+                d.body
+            );
         }
+        let not_gzip = run("gzip", JSON.to_vec(), 100);
+        assert_eq!(&not_gzip.body[..], JSON, "nothing decoded: the bytes as received");
+        let mut trailing = gz(JSON);
+        trailing.push(0);
+        assert_eq!(&run("gzip", trailing, 100).body[..], JSON, "bytes after the end: the body decoded whole");
     }
 }

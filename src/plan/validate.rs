@@ -332,6 +332,13 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
     }
+    // After `headers`: an Accept-Encoding header written there is sent as written.
+    if let Some(value) = f.get("compression").and_then(|c| super::compression::compression(cx, c)) {
+        let accept = http::header::ACCEPT_ENCODING;
+        if !value.is_empty() && !d.headers.iter().any(|(k, _)| *k == accept) {
+            d.headers.push((accept, literal_tpl(cx, &value)));
+        }
+    }
     Some(d)
 }
 

@@ -135,6 +135,15 @@ pub static DEFAULTS: Object = Object {
                 and `ca`, unless insecure.",
         )
         .examples(r#"[{ "ca": "certs/ca.pem" }, { "insecure": true }]"#),
+        key(
+            "compression",
+            Ty::Shape(Shape::Codings),
+            "Content codings to accept, sent as one `Accept-Encoding` header in the order written (an \
+                `Accept-Encoding` in `headers`, here or on a request, wins). Responses are decoded whatever this \
+                says, when something reads their body.",
+        )
+        .otherwise("none: no Accept-Encoding header is sent unless `headers` has one")
+        .examples(r#"[["gzip", "br"], ["gzip", "deflate", "br", "zstd"]]"#),
     ],
 };
 
