@@ -18,7 +18,8 @@ use crate::common;
 
 use common::{describe, planrun, read_jtl, TempDir};
 
-const JSON: &str = r#"{"user":{"id":42,"name":"Ada"},"items":[1,2,3],"pad":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#;
+const JSON: &str =
+    r#"{"user":{"id":42,"name":"Ada"},"items":[1,2,3],"pad":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#;
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -51,10 +52,8 @@ fn zstd(data: &[u8]) -> Vec<u8> {
 /// A whole response: `encoding` (none when empty) over `body`, with a Content-Length.
 fn response(encoding: &str, body: &[u8]) -> Vec<u8> {
     let coding = if encoding.is_empty() { String::new() } else { format!("Content-Encoding: {encoding}\r\n") };
-    let head = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{coding}Content-Length: {}\r\n\r\n",
-        body.len()
-    );
+    let head =
+        format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{coding}Content-Length: {}\r\n\r\n", body.len());
     [head.as_bytes(), body].concat()
 }
 
@@ -127,7 +126,10 @@ async fn serve(
             .find_map(|l| l.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case("accept-encoding")))
             .map(|(_, v)| v.trim().to_string());
         seen.lock().unwrap().push(accept);
-        let answer = routes.get(&path).cloned().unwrap_or_else(|| b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec());
+        let answer = routes
+            .get(&path)
+            .cloned()
+            .unwrap_or_else(|| b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec());
         if stream.write_all(&answer).await.is_err() {
             return;
         }
@@ -186,7 +188,11 @@ fn a_plan_against_a_compressed_json_api_passes_its_jsonpath_assertions_with_ever
     let mut steps: String = cases
         .iter()
         .map(|(name, path, _)| {
-            step(name, path, r#"[ { jsonpath: { path: "$.user.name", equals: Ada } }, { body_contains: '"items":[1,2,3]' } ]"#)
+            step(
+                name,
+                path,
+                r#"[ { jsonpath: { path: "$.user.name", equals: Ada } }, { body_contains: '"items":[1,2,3]' } ]"#,
+            )
         })
         .collect();
     // An extractor reads the decoded body too.
@@ -270,8 +276,10 @@ fn hostile() -> Vec<(&'static str, Vec<u8>, &'static str)> {
 #[test]
 fn a_hostile_encoded_body_fails_its_sample_with_the_reason_when_a_check_reads_it() {
     let cases = hostile();
-    let steps: String =
-        cases.iter().map(|(name, _, _)| step(name, &format!("/{name}"), r#"[ { jsonpath: { path: "$.user.id" } } ]"#)).collect();
+    let steps: String = cases
+        .iter()
+        .map(|(name, _, _)| step(name, &format!("/{name}"), r#"[ { jsonpath: { path: "$.user.id" } } ]"#))
+        .collect();
     let routes = cases.iter().map(|(name, r, _)| (&name[..], r.clone())).collect::<Vec<_>>();
     let routes = routes.into_iter().map(|(n, r)| (Box::leak(format!("/{n}").into_boxed_str()) as &str, r)).collect();
     let server = CodingServer::start(routes);
@@ -295,7 +303,8 @@ fn a_hostile_encoded_body_fails_its_sample_with_the_reason_when_a_check_reads_it
 fn an_encoded_body_no_check_reads_is_not_decoded_and_its_sample_passes() {
     // A decode would fail every one of these: passing, they show that no decode happened.
     let cases = hostile();
-    let steps: String = cases.iter().map(|(name, _, _)| step(name, &format!("/{name}"), "[ { status: 200 } ]")).collect();
+    let steps: String =
+        cases.iter().map(|(name, _, _)| step(name, &format!("/{name}"), "[ { status: 200 } ]")).collect();
     let routes = cases.iter().map(|(name, r, _)| (Box::leak(format!("/{name}").into_boxed_str()) as &str, r.clone()));
     let server = CodingServer::start(routes.collect());
     let (_, rows, json, _) = run("coding_lazy", &plan(&server.url(), "", 1, 2, &steps), &[]);
@@ -311,7 +320,8 @@ fn a_body_that_inflates_past_max_body_is_cut_there_and_fails_its_sample() {
     let bomb = response("gzip", &gzip(&zeros));
     let wire = bomb.len() as u64;
     let server = CodingServer::start(vec![("/bomb", bomb), ("/brbomb", response("br", &brotli(&zeros[..8 << 20])))]);
-    let steps = step("bomb", "/bomb", "[ { body_contains: x } ]") + &step("brbomb", "/brbomb", "[ { body_contains: x } ]");
+    let steps =
+        step("bomb", "/bomb", "[ { body_contains: x } ]") + &step("brbomb", "/brbomb", "[ { body_contains: x } ]");
     let (_, rows, json, _) = run("coding_bomb", &plan(&server.url(), "  max_body: 1048576\n", 2, 2, &steps), &[]);
     assert_eq!(rows.len() as u64, server.requests());
     assert_eq!(rows.len(), 8);

@@ -273,7 +273,8 @@ fn inflate(input: &[u8], zlib: bool, limit: usize) -> Layer {
 fn brotli(input: &[u8], limit: usize) -> Layer {
     use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
     let coding = "br";
-    let mut state = BrotliState::new_strict(StandardAlloc::default(), StandardAlloc::default(), StandardAlloc::default());
+    let mut state =
+        BrotliState::new_strict(StandardAlloc::default(), StandardAlloc::default(), StandardAlloc::default());
     let mut out = vec![0u8; first_capacity(input.len(), limit)];
     let (mut in_left, mut in_at) = (input.len(), 0usize);
     let (mut out_at, mut total) = (0usize, 0usize);

@@ -6,8 +6,8 @@
 mod client;
 #[doc(hidden)]
 pub mod common_head;
-pub mod content_coding;
 mod conn;
+pub mod content_coding;
 mod counting;
 mod deadline;
 #[doc(hidden)]

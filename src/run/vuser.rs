@@ -369,7 +369,8 @@ impl VirtualUser {
             let options = &self.cx.options;
             let rows = self.cx.data.rows(&self.cursors);
             let recorded = Recorded::default();
-            sample.detail = super::detail::detail(options, show, &sample, &recorded, (None, None), late, &self.masks, rows);
+            sample.detail =
+                super::detail::detail(options, show, &sample, &recorded, (None, None), late, &self.masks, rows);
         }
         sample
     }
