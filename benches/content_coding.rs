@@ -17,7 +17,7 @@ fn corpus() -> Vec<u8> {
             r#"{{"id":{i},"name":"{} {}","score":{x},"active":{},"tags":["{}","{}"]}},"#,
             words[(x % 8) as usize],
             words[(i % 8) as usize],
-            x % 2 == 0,
+            x.is_multiple_of(2),
             words[(x / 8 % 8) as usize],
             words[(x / 64 % 8) as usize],
         );
