@@ -337,6 +337,27 @@ fn a_body_that_inflates_past_max_body_is_cut_there_and_fails_its_sample() {
 }
 
 #[test]
+fn a_compressed_body_longer_than_max_body_as_received_fails_saying_so() {
+    // 64 KiB that do not compress (a linear congruential sequence), against a max_body of 16 KiB: the body
+    // kept is cut before its stream ends.
+    let mut x: u32 = 12345;
+    let noise: Vec<u8> = (0..65536)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8
+        })
+        .collect();
+    let server = CodingServer::start(vec![("/noise", response("gzip", &gzip(&noise)))]);
+    let steps = step("noise", "/noise", "[ { body_contains: x } ]");
+    let (_, rows, json, _) = run("coding_cut_raw", &plan(&server.url(), "  max_body: 16384\n", 1, 2, &steps), &[]);
+    assert_eq!((rows.len() as u64, rows.len()), (server.requests(), 2));
+    for line in &json {
+        let message = line["failure_message"].as_str().unwrap_or_default();
+        assert!(message.contains("the body as received is longer than max_body (16384 bytes)"), "{message}");
+    }
+}
+
+#[test]
 fn failed_bodies_and_http_debug_show_the_decoded_body() {
     let server = CodingServer::start(vec![
         ("/br", response("br", &brotli(JSON.as_bytes()))),
