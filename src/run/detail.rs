@@ -12,7 +12,8 @@ use crate::mask::{masked_prefix, Masks};
 use crate::sample::{Detail, KeptBody, Outcome, Sample};
 
 /// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
-/// exchange ended with one (`last`, with its body decoded when a check read it); `show` when `--http-debug` shows it whatever its outcome; `late` is
+/// exchange ended with one (`last`, with its body decoded when a check read it); `show` when `--http-debug`
+/// shows it whatever its outcome; `late` is
 /// how late the sample started (open model); `rows` the data rows its iteration took (each set's name and
 /// the row's number). `None` when there is nothing to add. Failed samples past `--http-debug-max` or
 /// `--failed-bodies-max` are counted, not shown or kept.
@@ -30,14 +31,17 @@ pub(super) fn detail(
 ) -> Option<Box<Detail>> {
     let (hops, mut size) = (&recorded.hops, recorded.body_size);
     let mut d = Detail::default();
-    // The views show the body as the server meant it, decoded from its Content-Encoding.
-    let shown = last.map(|resp| {
+    // The views show the body as the server meant it, decoded from its Content-Encoding: decoded here only
+    // when one of them may show it (a passing sample's body is not decoded for views that skip it).
+    let debugged = options.http_debug.as_ref().is_some_and(|debug| debug.full && (show || !sample.success));
+    let kept = options.failed_bodies && !sample.success && !options.bodies_cap.full();
+    let shown = last.filter(|_| debugged || kept || decoded.is_some()).map(|resp| {
         let (shown, shown_size, whole) = super::coding::shown(resp, decoded, size);
         size = shown_size;
         d.decoded_bytes = whole;
         shown
     });
-    let last = shown.as_deref();
+    let last = shown.as_deref().or(last);
     if options.sub_results && hops.len() > 1 {
         d.sub_results = sub_results(sample, hops, late, masks);
     }
