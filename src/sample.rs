@@ -100,6 +100,10 @@ pub struct Detail {
     /// The data rows the sample's iteration took, with `debug` or `body`: each set's name and the row's
     /// number (1 is the file's first data row), in the order of the plan's sets.
     pub rows: Vec<(Arc<str>, u64)>,
+    /// The size of the response body after its Content-Encoding was undone, when something read the body
+    /// (a check, an extractor, `--failed-bodies`, `--http-debug`) and it decoded whole, or was cut at
+    /// `max_body` (then the sample failed).
+    pub decoded_bytes: Option<u64>,
 }
 
 /// A response body kept for the results.

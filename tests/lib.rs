@@ -14,6 +14,7 @@ mod ci_recipes;
 mod cli;
 mod compare;
 mod containerfile;
+mod content_coding;
 mod cookies_redirects;
 mod dashboard;
 mod data_sets;

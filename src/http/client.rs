@@ -155,6 +155,11 @@ impl Client {
         Self { proxies: (!proxies.is_empty()).then_some(proxies), ..self }
     }
 
+    /// Bytes of a response body kept at most (`max_body`).
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
+    }
+
     /// Counts a connection found out of step.
     #[cold]
     fn out_of_step(&self) {

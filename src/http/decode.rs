@@ -128,9 +128,12 @@ pub fn parse_head_keeping(buf: &[u8], method: &Method, headers: bool) -> Result<
             None => return Ok(None),
         },
     };
-    let Summary { len, status, reason, version, framing, keep_alive, data_type, content_type, set_cookie } = summary;
-    let headers = if headers || set_cookie || (300..400).contains(&status) {
-        Headers::new(Bytes::copy_from_slice(buf.get(..len).unwrap_or_default()), content_type, set_cookie)
+    let Summary { len, status, reason, version, framing, keep_alive, data_type, content_type, set_cookie, encoded } =
+        summary;
+    // An encoded body is decoded through its Content-Encoding line: kept for it.
+    let headers = if headers || set_cookie || encoded || (300..400).contains(&status) {
+        let raw = Bytes::copy_from_slice(buf.get(..len).unwrap_or_default());
+        Headers::new(raw, content_type, set_cookie).encoded(encoded)
     } else {
         Headers::default()
     };
@@ -170,7 +173,8 @@ fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, De
         return Err(DecodeError::TooLarge);
     }
     let version = if minor == 1 { Version::HTTP_11 } else { Version::HTTP_10 };
-    let Seen { connection_close, connection_keep_alive, lengths, transfer_encoding, content_type, set_cookie } = seen;
+    let Seen { connection_close, connection_keep_alive, lengths, transfer_encoding, content_type, set_cookie, encoded } =
+        seen;
     let mut keep_alive = if connection_close { false } else { version == Version::HTTP_11 || connection_keep_alive };
     let framing = if code == 204 || code == 304 || kind == head_memo::Kind::Head {
         Framing::Empty
@@ -210,8 +214,18 @@ fn summarize(buf: &[u8], kind: head_memo::Kind) -> Result<Option<Summarized>, De
         Some((start, len)) => super::outcome::data_type(headers::visible(buf, start, len)),
         None => DataType::None,
     };
-    let summary =
-        Summary { len, status: code, reason, version, framing, keep_alive, data_type, content_type, set_cookie };
+    let summary = Summary {
+        len,
+        status: code,
+        reason,
+        version,
+        framing,
+        keep_alive,
+        data_type,
+        content_type,
+        set_cookie,
+        encoded,
+    };
     Ok(Some(Summarized::Final(summary)))
 }
 
@@ -270,6 +284,8 @@ struct Seen<'a> {
     /// Where the first Content-Type value is in the head.
     content_type: Option<(u32, u32)>,
     set_cookie: bool,
+    /// Whether a Content-Encoding line is there.
+    encoded: bool,
 }
 
 impl<'a> Seen<'a> {
@@ -293,6 +309,7 @@ impl<'a> Seen<'a> {
             }
             14 if is_name(name, b"content-length") => self.lengths.add(value),
             17 if is_name(name, b"transfer-encoding") => self.transfer_encoding = Some(value),
+            16 if is_name(name, b"content-encoding") => self.encoded = true,
             _ => {}
         }
     }

@@ -19,6 +19,8 @@ pub struct Headers {
     content_type: Option<(u32, u32)>,
     /// Whether a Set-Cookie line is there.
     set_cookie: bool,
+    /// Whether a Content-Encoding line is there: only then are the body's codings looked up.
+    encoded: bool,
     /// Built on the first lookup.
     map: OnceCell<Box<HeaderMap>>,
 }
@@ -26,7 +28,17 @@ pub struct Headers {
 impl Headers {
     /// The headers of the head `raw`, already parsed once: `content_type` is the value's place in it.
     pub(super) fn new(raw: Bytes, content_type: Option<(u32, u32)>, set_cookie: bool) -> Self {
-        Self { raw, content_type, set_cookie, map: OnceCell::new() }
+        Self { raw, content_type, set_cookie, encoded: false, map: OnceCell::new() }
+    }
+
+    /// The same headers, `encoded` saying whether a Content-Encoding line is there.
+    pub(super) fn encoded(self, encoded: bool) -> Self {
+        Self { encoded, ..self }
+    }
+
+    /// Whether a Content-Encoding line is there (see [`super::content_coding`]).
+    pub fn content_encoded(&self) -> bool {
+        self.encoded
     }
 
     /// The first Content-Type value, when it is visible ASCII (what `HeaderValue::to_str` accepts).

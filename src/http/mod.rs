@@ -7,6 +7,7 @@ mod client;
 #[doc(hidden)]
 pub mod common_head;
 mod conn;
+pub mod content_coding;
 mod counting;
 mod deadline;
 #[doc(hidden)]

@@ -33,6 +33,8 @@ pub(super) struct Summary {
     pub(super) data_type: DataType,
     pub(super) content_type: Option<(u32, u32)>,
     pub(super) set_cookie: bool,
+    /// Whether a Content-Encoding line is there.
+    pub(super) encoded: bool,
 }
 
 impl Summary {

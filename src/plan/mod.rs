@@ -1,6 +1,7 @@
 //! Plan files: read, parse with positions, validate into the model that runs.
 
 mod bounds;
+mod compression;
 mod data_sets;
 mod decode;
 mod duplicates;

@@ -149,6 +149,11 @@ fn own_shape(s: Shape) -> Value {
         Shape::Check => json!({ "type": "string", "pattern": threshold_pattern() }),
         Shape::Url => json!({ "type": "string" }),
         Shape::Between => json!({ "type": "array", "items": duration(), "minItems": 2, "maxItems": 2 }),
+        Shape::Codings => json!({
+            "type": "array",
+            "uniqueItems": true,
+            "items": { "enum": crate::http::content_coding::CODINGS }
+        }),
     }
 }
 

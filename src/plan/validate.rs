@@ -343,6 +343,13 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
     if let Some(p) = f.get("proxy") {
         d.proxy = proxy(cx, p, secrets);
     }
+    // After `headers`: an Accept-Encoding header written there is sent as written.
+    if let Some(value) = f.get("compression").and_then(|c| super::compression::compression(cx, c)) {
+        let accept = http::header::ACCEPT_ENCODING;
+        if !value.is_empty() && !d.headers.iter().any(|(k, _)| *k == accept) {
+            d.headers.push((accept, literal_tpl(cx, &value)));
+        }
+    }
     Some(d)
 }
 

@@ -128,6 +128,8 @@ pub enum Shape {
     Url,
     /// Two durations, `[min, max]`.
     Between,
+    /// A list of content codings (`compression:`).
+    Codings,
 }
 
 impl Shape {
@@ -159,6 +161,7 @@ impl Shape {
             Shape::Check => "METRIC OP VALUE",
             Shape::Url => "URL",
             Shape::Between => "[min, max] durations",
+            Shape::Codings => "list of content codings",
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::cell::OnceCell;
 
+use crate::http::content_coding::{self, Decoded};
 use crate::http::Response;
 use crate::plan::model::{Assertion, Check, JsonExpect, TextExpect};
 use crate::template::Tpl;
@@ -14,22 +15,44 @@ pub struct Observed<'a> {
     /// Wire bytes received.
     pub bytes: u64,
     json: OnceCell<Option<serde_json::Value>>,
+    /// The body with its content codings undone, made the first time something reads the body: a sample
+    /// whose checks never read it never decodes it. `None` inside when it has no coding.
+    decoded: OnceCell<Option<Decoded>>,
+    /// Bytes a decoded body may have (`max_body`).
+    limit: usize,
 }
 
 impl<'a> Observed<'a> {
-    /// A view of a response.
-    pub fn new(response: &'a Response, elapsed_ms: u64, bytes: u64) -> Self {
-        Self { response, elapsed_ms, bytes, json: OnceCell::new() }
+    /// A view of a response whose decoded body may have `limit` bytes.
+    pub fn new(response: &'a Response, elapsed_ms: u64, bytes: u64, limit: usize) -> Self {
+        Self { response, elapsed_ms, bytes, json: OnceCell::new(), decoded: OnceCell::new(), limit }
+    }
+
+    /// The body as the server meant it: decoded from its Content-Encoding, once (empty when it was not kept).
+    pub fn bytes(&self) -> &[u8] {
+        let decoded = self.decoded.get_or_init(|| {
+            let body = self.response.body.as_ref()?;
+            content_coding::decode(&self.response.headers, body, self.limit)
+        });
+        match decoded {
+            Some(d) => &d.body,
+            None => self.response.body.as_deref().unwrap_or_default(),
+        }
     }
 
     /// The body as text (lossy UTF-8; empty when it was not kept).
     pub fn body(&self) -> std::borrow::Cow<'_, str> {
-        self.response.body.as_deref().map(String::from_utf8_lossy).unwrap_or_default()
+        String::from_utf8_lossy(self.bytes())
     }
 
     /// The body parsed as JSON, once, when it is JSON.
     pub fn json(&self) -> Option<&serde_json::Value> {
-        self.json.get_or_init(|| self.response.body.as_deref().and_then(|b| serde_json::from_slice(b).ok())).as_ref()
+        self.json.get_or_init(|| serde_json::from_slice(self.bytes()).ok()).as_ref()
+    }
+
+    /// The decoded body, when something read a body that had content codings.
+    pub fn into_decoded(self) -> Option<Decoded> {
+        self.decoded.into_inner().flatten()
     }
 }
 

@@ -6,12 +6,14 @@ use std::time::Duration;
 
 use super::debug_text;
 use super::options::{RunOptions, KEPT_BODY_LIMIT};
+use crate::http::content_coding::Decoded;
 use crate::http::{Hop, Recorded, Response};
 use crate::mask::{masked_prefix, Masks};
 use crate::sample::{Detail, KeptBody, Outcome, Sample};
 
 /// The detail of a finished (masked) sample, what its exchange `recorded`, and its last response, when the
-/// exchange ended with one (`last`); `show` when `--http-debug` shows it whatever its outcome; `late` is
+/// exchange ended with one (`last`, with its body decoded when a check read it); `show` when `--http-debug`
+/// shows it whatever its outcome; `late` is
 /// how late the sample started (open model); `rows` the data rows its iteration took (each set's name and
 /// the row's number). `None` when there is nothing to add. Failed samples past `--http-debug-max` or
 /// `--failed-bodies-max` are counted, not shown or kept.
@@ -22,13 +24,24 @@ pub(super) fn detail(
     show: bool,
     sample: &Sample,
     recorded: &Recorded,
-    last: Option<&Response>,
+    (last, decoded): (Option<&Response>, Option<&Decoded>),
     late: Duration,
     masks: &Masks,
     rows: Vec<(Arc<str>, u64)>,
 ) -> Option<Box<Detail>> {
-    let (hops, size) = (&recorded.hops, recorded.body_size);
+    let (hops, mut size) = (&recorded.hops, recorded.body_size);
     let mut d = Detail::default();
+    // The views show the body as the server meant it, decoded from its Content-Encoding: decoded here only
+    // when one of them may show it (a passing sample's body is not decoded for views that skip it).
+    let debugged = options.http_debug.as_ref().is_some_and(|debug| debug.full && (show || !sample.success));
+    let kept = options.failed_bodies && !sample.success && !options.bodies_cap.full();
+    let shown = last.filter(|_| debugged || kept || decoded.is_some()).map(|resp| {
+        let (shown, shown_size, whole) = super::coding::shown(resp, decoded, size);
+        size = shown_size;
+        d.decoded_bytes = whole;
+        shown
+    });
+    let last = shown.as_deref().or(last);
     if options.sub_results && hops.len() > 1 {
         d.sub_results = sub_results(sample, hops, late, masks);
     }
@@ -47,7 +60,8 @@ pub(super) fn detail(
     if d.debug.is_some() || d.body.is_some() {
         d.rows = rows;
     }
-    (!d.sub_results.is_empty() || d.debug.is_some() || d.body.is_some()).then(|| Box::new(d))
+    let any = !d.sub_results.is_empty() || d.debug.is_some() || d.body.is_some() || d.decoded_bytes.is_some();
+    any.then(|| Box::new(d))
 }
 
 /// JMeter 5's sub-results: one sample per request, labelled `<label>-<n>` from 0, each with its own times,

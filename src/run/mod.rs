@@ -6,6 +6,7 @@ mod active;
 mod catch;
 mod check;
 mod closed;
+mod coding;
 pub mod data_rows;
 mod deal;
 mod debug_text;

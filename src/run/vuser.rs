@@ -300,10 +300,13 @@ impl VirtualUser {
         sample.connect_us = ex.connect.as_micros() as u64;
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
+        // The body decoded from its Content-Encoding, when a check or an extractor read it.
+        let mut decoded = None;
         // Read where it lies: the response stays in the exchange (moved out, it was copied) for the detail.
         match &mut ex.result {
             Ok(resp) => {
-                let seen = Observed::new(resp, sample.elapsed_us / 1000, ex.bytes);
+                let max_body = self.client.body_limit();
+                let seen = Observed::new(resp, sample.elapsed_us / 1000, ex.bytes, max_body);
                 let client = &self.client;
                 let target = cookie_target.as_ref();
                 let cookie = |name: &str| target.and_then(|t| client.cookie(name, t));
@@ -319,6 +322,12 @@ impl VirtualUser {
                     sample.success = false;
                     sample.failure = Some(msg);
                 }
+                decoded = seen.into_decoded();
+                if let Some(problem) = decoded.as_ref().and_then(|d| d.problem.as_ref()) {
+                    // What the checks saw is not the body the server meant: that is the sample's failure.
+                    sample.success = false;
+                    sample.failure = Some(super::coding::failure(problem, resp, max_body));
+                }
                 sample.data_type = resp.data_type;
                 // The reason phrase moves into the sample; the detail reads it there.
                 sample.outcome = Outcome::Response { status: resp.status, reason: std::mem::take(&mut resp.reason) };
@@ -332,7 +341,11 @@ impl VirtualUser {
             let recorded = self.client.recorded();
             let last = ex.result.as_ref().ok();
             let rows = self.cx.data.rows(&self.cursors);
+            let last = (last, decoded.as_ref());
             sample.detail = super::detail::detail(options, show, &sample, &recorded, last, late, &self.masks, rows);
+        }
+        if let Some(d) = decoded.filter(|d| d.problem.as_ref().is_none_or(|p| p.is_cut())) {
+            sample.detail.get_or_insert_with(Default::default).decoded_bytes = Some(d.body.len() as u64);
         }
         self.hand_over(sample)
     }
@@ -357,7 +370,8 @@ impl VirtualUser {
             let options = &self.cx.options;
             let rows = self.cx.data.rows(&self.cursors);
             let recorded = Recorded::default();
-            sample.detail = super::detail::detail(options, show, &sample, &recorded, None, late, &self.masks, rows);
+            sample.detail =
+                super::detail::detail(options, show, &sample, &recorded, (None, None), late, &self.masks, rows);
         }
         sample
     }

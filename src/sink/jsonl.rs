@@ -20,7 +20,8 @@ use crate::sample::{ErrorKind, Sample};
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
 /// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`; when there are any, the sample's
 /// `sub_results` (lines of the same shape, nested) and, with [`with_bodies`](Self::with_bodies), a failed
-/// response's `response_body` and `response_body_size`.
+/// response's `response_body` and `response_body_size`; `decoded_bytes`, the body's size after its
+/// Content-Encoding was undone, when something decoded it.
 /// Each batch is formatted in memory and written in one piece, so the file holds only complete lines; when a
 /// write fails (a full disk), a regular file is cut back to its last complete line.
 pub struct JsonlSink<W: Write = File> {
@@ -60,6 +61,8 @@ struct Row<'a> {
     response_body_size: Option<u64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     sub_results: Vec<Row<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decoded_bytes: Option<u64>,
 }
 
 impl<'a> Row<'a> {
@@ -90,6 +93,7 @@ impl<'a> Row<'a> {
             response_body: None,
             response_body_size: None,
             sub_results: Vec::new(),
+            decoded_bytes: s.detail.as_ref().and_then(|d| d.decoded_bytes),
         }
     }
 }

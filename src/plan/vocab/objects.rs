@@ -145,6 +145,15 @@ pub static DEFAULTS: Object = Object {
         )
         .otherwise("the environment's proxies, if any")
         .examples(r#"["http://127.0.0.1:3128", "none", "http://{{ props.proxy_user }}:{{ props.proxy_password }}@proxy:8080"]"#),
+        key(
+            "compression",
+            Ty::Shape(Shape::Codings),
+            "Content codings to accept, sent as one `Accept-Encoding` header in the order written (an \
+                `Accept-Encoding` in `headers`, here or on a request, wins). Responses are decoded whatever this \
+                says, when something reads their body.",
+        )
+        .otherwise("none: no Accept-Encoding header is sent unless `headers` has one")
+        .examples(r#"[["gzip", "br"], ["gzip", "deflate", "br", "zstd"]]"#),
     ],
 };
 
