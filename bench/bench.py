@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""planrun against wrk and oha, and what `--cores` does: the scenarios, their rounds, medians and ratios.
+"""planrun against wrk and oha and against the tools users pick, and what `--cores` does: the scenarios, their
+rounds, medians and ratios.
 
 bench/run.sh installs the tools, builds planrun and starts the targets (nginx, the 50 ms stub), then runs
 this script, which runs every load generator itself (pinned to a CPU, its CPU time and peak RSS taken from
@@ -12,7 +13,8 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below)
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below);
+                    "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
     BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
     CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
     ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
@@ -205,7 +207,7 @@ class Bench:
             "peers-think.yaml", peers.replace("    steps:", f"    think_time: {CROWD_THINK}s\n    steps:"))
         self.peers_dir = os.path.join(bench, "peers")
         self.rates = dict(FIRST_RATE)  # the last measured req/s of each count-bounded tool
-        self.access_offset = 0
+        self.tools = {"planrun-peers", *(args.tools or " ".join(PEER_TOOLS)).split()}
         for loops in (600, 3000):
             self.plans[f"loops{loops}"] = self.derived(
                 f"loops{loops}.yaml", get.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
@@ -530,7 +532,7 @@ class Bench:
     def rounds(self, part):
         tools, users, target, ramp = SCENARIOS[part]
         tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)
-                 and (t not in PEER_TOOLS or peer_missing(t) is None)]
+                 and (t not in PEER_TOOLS or (peer_missing(t) is None and t in self.tools))]
         url = {"nginx": self.a.nginx, "nginx32k": self.a.nginx_32k, "stub": self.a.stub,
                "counted": self.a.counted or self.a.nginx}[target]
         for r in range(1, self.a.runs + 1):
@@ -1114,6 +1116,8 @@ def main(argv=None):
     p.add_argument("--counted", help="URL of nginx answering `return 200 \"ok\"` that logs each request to "
                                      "--access-log as `$msec $request_method $status` (parts tools, crowd)")
     p.add_argument("--access-log", help="that nginx's access log, to count what each tool sent")
+    p.add_argument("--tools", default=env("TOOLS"), help="which of the tools of parts tools and crowd run "
+                   f"(default all: {' '.join(PEER_TOOLS[1:])}); planrun always does")
     p.add_argument("--work", default=".", help="where runs leave their output")
     p.add_argument("--runs", type=int, default=int(env("RUNS", 3)))
     p.add_argument("--duration", type=int, default=int(env("DURATION", 10)))
@@ -1129,6 +1133,9 @@ def main(argv=None):
     if unknown:
         p.error(f"unknown part(s) {' '.join(sorted(unknown))}; the parts are: {ALL_PARTS} {TOOL_PARTS}")
     if set(parts) & set(TOOL_PARTS.split()):
+        unknown = set((a.tools or "").split()) - set(PEER_TOOLS)
+        if unknown:
+            p.error(f"unknown tool(s) {' '.join(sorted(unknown))}; the tools are: {' '.join(PEER_TOOLS[1:])}")
         for tool in PEER_TOOLS:
             if peer_missing(tool):
                 log(f"{tool} is left out: {peer_missing(tool)}")

