@@ -140,13 +140,16 @@ class Processes:
         self.live[proc.pid] = proc
         return proc
 
-    def wait(self, proc, limit):
-        """Waits for proc (killing it after `limit` seconds); returns (exit code, user s, sys s, peak RSS KiB)."""
+    def wait(self, proc, limit, poll=None):
+        """Waits for proc (killing it after `limit` seconds), calling poll(pid) meanwhile; returns (exit code,
+        user s, sys s, peak RSS KiB)."""
         deadline = time.monotonic() + limit
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
+            if poll:
+                poll(proc.pid)
             if time.monotonic() > deadline:
                 log(f"{proc.args[0]} (pid {proc.pid}) overran its time: killed")
                 proc.kill()
@@ -207,6 +210,7 @@ class Bench:
             "peers-think.yaml", peers.replace("    steps:", f"    think_time: {CROWD_THINK}s\n    steps:"))
         self.peers_dir = os.path.join(bench, "peers")
         self.rates = dict(FIRST_RATE)  # the last measured req/s of each count-bounded tool
+        self.startup = False  # whether timed() notes each run's start-up CPU
         self.tools = {"planrun-peers", *(args.tools or " ".join(PEER_TOOLS)).split()}
         for loops in (600, 3000):
             self.plans[f"loops{loops}"] = self.derived(
@@ -221,15 +225,23 @@ class Bench:
     def path(self, name):
         return os.path.join(self.a.work, name)
 
-    def timed(self, name, argv, cpus, limit, env=None):
-        """Runs argv pinned to cpus; its output in WORK/NAME.out and .err. Returns a Run with wall, user, sys, rss."""
+    def timed(self, name, argv, cpus, limit, env=None, startup=False):
+        """Runs argv pinned to cpus; its output in WORK/NAME.out and .err. Returns a Run with wall, user, sys, rss;
+        with startup, also the CPU s its process tree had spent when nginx began to work (its start-up)."""
+        marks = {}
+
+        def first_request(pid):
+            if "startup" not in marks and (self.nginx_ticks() or 0) > ticks:
+                marks["startup"] = tree_cpu(pid)
+
         with open(self.path(f"{name}.out"), "wb") as out, open(self.path(f"{name}.err"), "wb") as err:
             ticks = self.nginx_ticks()
             start = time.monotonic()
             proc = self.procs.start(argv, cpus, out, err, env=env)
-            rc, user, sys_, rss = self.procs.wait(proc, limit)
+            watch = (startup or self.startup) and ticks is not None
+            rc, user, sys_, rss = self.procs.wait(proc, limit, first_request if watch else None)
             wall = time.monotonic() - start
-        run = Run(name=name, rc=rc, wall=wall, user=user, sys=sys_, rss_kib=rss)
+        run = Run(name=name, rc=rc, wall=wall, user=user, sys=sys_, rss_kib=rss, **marks)
         if ticks is not None:
             run["nginx_pct"] = 100 * (self.nginx_ticks() - ticks) / os.sysconf("SC_CLK_TCK") / wall
         return run
@@ -342,7 +354,11 @@ class Bench:
         offset = self.access_size()
         runner = {"planrun-peers": self.peer_planrun, "drill": self.peer_drill, "locust": self.peer_locust,
                   "k6": self.peer_k6, "artillery": self.peer_artillery, "jmeter": self.peer_jmeter}[tool]
-        run = runner(name, users, url, ramp, think, seconds)
+        self.startup = True
+        try:
+            run = runner(name, users, url, ramp, think, seconds)
+        finally:
+            self.startup = False
         if run.get("rc"):
             log(f"{tool} {name} exited {run['rc']}: {self.text(name, 'err').strip()[-300:]}")
         if self.a.access_log:
@@ -355,8 +371,8 @@ class Bench:
             run["tool_reqs"], run["reqs"] = run.get("reqs", 0), run.get("served", 0) if run.get("reqs") else 0
             if abs(run["served"] - run["tool_reqs"]) > users:
                 log(f"{tool} {name}: the server answered {run['served']} requests, the tool counted {run['tool_reqs']}")
-        if tool in self.rates and run.get("reqs") and run.get("wall"):
-            self.rates[tool] = run["reqs"] / run["wall"]
+        if tool in self.rates and run.get("server_rps"):
+            self.rates[tool] = run["server_rps"]
         return run
 
     def access_size(self):
@@ -523,6 +539,9 @@ class Bench:
                 run["rows_per_cpu_s"] = run["rows"] / cpu if cpu else None
             if run.get("server_rps"):
                 run["rps"] = run["server_rps"]
+            if run.get("startup") is not None:
+                run["startup10k"] = run["startup"] * 1e4 / run["reqs"]
+                run["steady10k"] = (cpu - run["startup"]) * 1e4 / run["reqs"]
             log(f"{part} {tool} n={users}: {run['reqs']} requests in {run['wall']:.1f} s, CPU {cpu:.2f} s, "
                 f"RSS {run['rss']:.0f} MiB, p50 {fmt(run.get('p50'), '.2f')} p99 {fmt(run.get('p99'), '.2f')} ms, "
                 f"errors {run.get('errs', 0)}")
@@ -677,6 +696,26 @@ JMETER_HOME = "/usr/share/jmeter"
 
 def random_string(rng, n):
     return "".join(rng.choice(LETTERS) for _ in range(n))
+
+
+def tree_cpu(pid):
+    """User + sys CPU s of pid's threads, its waited-for children and its live descendants (/proc)."""
+    ticks, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def peer_missing(tool):
@@ -1076,15 +1115,17 @@ def tools_tables(b, part):
            "rounds of the ratio within one round (in brackets, the rounds' range). Requests are the server's count.",
            "", "Versions: " + "; ".join(names.get(t, t) for t in tools) + ".", ""]
     if part == "tools":
-        out += ["| tool | req/s | CPU s / 10k req (user + sys) | CPU per request / planrun's | peak RSS | "
-                "failed (tool's count) | requests, tool's count / server's |",
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        out += ["| tool | req/s | CPU s / 10k req (user + sys) | CPU per request / planrun's | start-up CPU | "
+                "CPU s / 10k req after start-up | the same / planrun's | peak RSS | failed (tool's count) | "
+                "requests, tool's count / server's |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     else:
         expected = users / CROWD_THINK
         out += [f"The schedule: {users:,} users / {CROWD_THINK} s = {expected:,.0f} req/s once all are active.", "",
                 "| tool | req/s, all users active | of the schedule | CPU s / 10k req (user + sys) | "
-                "CPU per request / planrun's | peak RSS | failed (tool's count) | requests, tool's count / server's |",
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                "CPU per request / planrun's | start-up CPU | CPU s / 10k req after start-up | the same / planrun's | "
+                "peak RSS | failed (tool's count) | requests, tool's count / server's |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for t in tools:
         f = b.failed(part, t)
         label = LABELS.get(t, t) + (f" ({f}/{a.runs} runs failed)" if f else "")
@@ -1097,6 +1138,8 @@ def tools_tables(b, part):
             cells += [fmt(steady), fmt(steady and 100 * steady / (users / CROWD_THINK), ".0f", "%")]
         cells += [f"{fmt(cpu, '.3f')} ({fmt(b.get(part, t, 'user10k'), '.3f')} + {fmt(b.get(part, t, 'sys10k'), '.3f')})",
                   "1" if t == "planrun-peers" else b.ratio_cell(part, t, "planrun-peers"),
+                  fmt(b.get(part, t, "startup"), ".2f", " s"), fmt(b.get(part, t, "steady10k"), ".3f"),
+                  "1" if t == "planrun-peers" else b.ratio_cell(part, t, "planrun-peers", "steady10k"),
                   fmt(b.get(part, t, "rss"), ".0f", " MiB"), fmt(b.get(part, t, "errs")),
                   count_cell(b, part, t, users)]
         out.append("| " + " | ".join(cells) + " |")
