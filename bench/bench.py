@@ -57,7 +57,7 @@ CROWD_THINK = 1  # seconds after each request (drill's `delay` takes whole secon
 CROWD_RAMP = 5
 DRILL_ROWS = 20  # rows of bench/peers/drill.yml's CSV: requests of one step in one iteration
 # Requests a second each count-bounded tool is first assumed to make, until a run of it measures its rate.
-FIRST_RATE = {"drill": 5000, "artillery": 1000}
+FIRST_RATE = {"drill": 3000, "artillery": 200}
 
 # What each part runs: the tools of one round, the users (connections), the target, the ramp-up in seconds.
 SCENARIOS = {
@@ -227,18 +227,20 @@ class Bench:
 
     def timed(self, name, argv, cpus, limit, env=None, startup=False):
         """Runs argv pinned to cpus; its output in WORK/NAME.out and .err. Returns a Run with wall, user, sys, rss;
-        with startup, also the CPU s its process tree had spent when nginx began to work (its start-up)."""
+        with startup, also the CPU s its process tree had spent when its first connection to the counted server
+        was established (its start-up)."""
         marks = {}
+        port = (self.a.counted or "").rpartition(":")[2].strip("/")
 
         def first_request(pid):
-            if "startup" not in marks and (self.nginx_ticks() or 0) > ticks:
+            if "startup" not in marks and connected(port):
                 marks["startup"] = tree_cpu(pid)
 
         with open(self.path(f"{name}.out"), "wb") as out, open(self.path(f"{name}.err"), "wb") as err:
             ticks = self.nginx_ticks()
             start = time.monotonic()
             proc = self.procs.start(argv, cpus, out, err, env=env)
-            watch = (startup or self.startup) and ticks is not None
+            watch = (startup or self.startup) and port.isdigit()
             rc, user, sys_, rss = self.procs.wait(proc, limit, first_request if watch else None)
             wall = time.monotonic() - start
         run = Run(name=name, rc=rc, wall=wall, user=user, sys=sys_, rss_kib=rss, **marks)
@@ -696,6 +698,16 @@ JMETER_HOME = "/usr/share/jmeter"
 
 def random_string(rng, n):
     return "".join(rng.choice(LETTERS) for _ in range(n))
+
+
+def connected(port, table="/proc/net/tcp"):
+    """Whether a TCP connection to 127.0.0.1:port is established (state 01 in /proc/net/tcp)."""
+    local = f"0100007F:{int(port):04X}"
+    try:
+        with open(table) as f:
+            return any(cells[1] == local and cells[3] == "01" for cells in (line.split() for line in f) if len(cells) > 3)
+    except OSError:
+        return False
 
 
 def tree_cpu(pid):

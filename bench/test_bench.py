@@ -135,6 +135,24 @@ class PeerTools(unittest.TestCase):
         self.assertAlmostEqual(bench.access_figures("\n".join(lines), 2, 6)["steady_rps"], 100.0, places=6)
         self.assertEqual(bench.access_figures(""), {"served": 0, "served_get": 0, "served_post": 0, "served_bad": 0})
 
+    def test_connected_is_an_established_connection_to_the_port_not_its_listener(self):
+        head = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+        listen = "   0: 0100007F:46A6 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1\n"
+        other = "   1: 0100007F:46A7 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 2\n"
+        client = "   2: 0100007F:C351 0100007F:46A6 01 00000000:00000000 00:00000000 00000000     0        0 3\n"
+        served = "   3: 0100007F:46A6 0100007F:C351 01 00000000:00000000 00:00000000 00000000     0        0 4\n"
+        self.assertFalse(bench.connected("18086", self.file(head + listen + other + client)))
+        self.assertTrue(bench.connected("18086", self.file(head + listen + served)))
+        self.assertFalse(bench.connected("18086", "/nonexistent/tcp"))
+
+    def test_tree_cpu_of_this_process(self):
+        start = bench.tree_cpu(os.getpid())
+        deadline = os.times().user + 0.05
+        while os.times().user < deadline:
+            pass
+        self.assertGreater(bench.tree_cpu(os.getpid()), start)
+        self.assertEqual(bench.tree_cpu(2 ** 22 + 1), 0)
+
     def test_count_cell_names_a_tool_that_did_less_than_it_says(self):
         b = bench.Bench.__new__(bench.Bench)
         b.runs = [
