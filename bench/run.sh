@@ -7,7 +7,7 @@
 #   PARTS=cpu RUNS=12 DURATION=5 BASE=<other planrun> bench/run.sh   # CPU per request: planrun, BASE, wrk
 #   RUNS=1 DURATION=2 PARTS=peers bench/run.sh    # a check that it works, not a measurement
 #   PARTS=tools RUNS=9 bench/run.sh               # planrun against drill, Locust, k6, Artillery, JMeter
-#   PARTS=crowd RUNS=3 DURATION=20 bench/run.sh   # 5,000 users with think time: who holds the schedule
+#   PARTS=crowd RUNS=2 DURATION=20 bench/run.sh   # 5,000 users with think time: who holds the schedule
 #
 # This script installs what is missing (wrk, nginx-light, jq... from Debian with apt-get; oha with cargo
 # install, a few minutes once), builds planrun --release (a copy of the binary is measured, so rebuilds
