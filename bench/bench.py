@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""planrun against wrk and oha, and what `--cores` does: the scenarios, their rounds, medians and ratios.
+"""planrun against wrk and oha and against the tools users pick, and what `--cores` does: the scenarios, their
+rounds, medians and ratios.
 
 bench/run.sh installs the tools, builds planrun and starts the targets (nginx, the 50 ms stub), then runs
 this script, which runs every load generator itself (pinned to a CPU, its CPU time and peak RSS taken from
@@ -12,7 +13,8 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below)
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below);
+                    "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
     BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
     CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
     ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
@@ -26,6 +28,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -42,7 +45,19 @@ MANY_USERS = 10000
 STALL_SECONDS = 2
 HANG_GUARD = 120  # seconds a run may overrun its DURATION before it is killed
 ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall"
+# Parts that run only when named: the load-test tools users pick, on planrun's own workload.
+TOOL_PARTS = "tools crowd"
 THINK = "2s"
+
+# The tools of parts "tools" and "crowd" (bench/peers/ has each one's script of bench/plans/peers.yaml).
+PEER_TOOLS = ["planrun-peers", "drill", "locust", "k6", "artillery", "jmeter"]
+PEER_USERS = 200
+CROWD_USERS = 5000
+CROWD_THINK = 1  # seconds after each request (drill's `delay` takes whole seconds)
+CROWD_RAMP = 5
+DRILL_ROWS = 20  # rows of bench/peers/drill.yml's CSV: requests of one step in one iteration
+# Requests a second each count-bounded tool is first assumed to make, until a run of it measures its rate.
+FIRST_RATE = {"drill": 3000, "artillery": 200}
 
 # What each part runs: the tools of one round, the users (connections), the target, the ramp-up in seconds.
 SCENARIOS = {
@@ -55,15 +70,18 @@ SCENARIOS = {
     "users": (["users-1", "users-all", "users-base"], MANY_USERS, "nginx", 2),
     "think": (["think-1", "think-base"], MANY_USERS, "nginx", 2),
     "gen": (["json-1", "json-all", "json-seg"], CONNS, "nginx", 0),
+    "tools": (PEER_TOOLS, PEER_USERS, "counted", 0),
+    "crowd": (PEER_TOOLS, CROWD_USERS, "counted", CROWD_RAMP),
 }
 # The parts (PARTS) and the scenarios each runs in rounds; big, cg, icache and stall run their own way.
 PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cpu": ["cpu"], "cpu32k": ["cpu32k"],
-                  "users": ["users", "think"], "gen": ["gen"]}
+                  "users": ["users", "think"], "gen": ["gen"], "tools": ["tools"], "crowd": ["crowd"]}
 BASE_TOOLS = {"base", "users-base", "think-base"}
 LABELS = {
     "planrun": "planrun (GET, templated query, assertion, JTL)",
     "planrun-post": "planrun (POST, templated query + body, assertion, JTL)",
     "planrun-bare": "planrun (GET /, no template, no assertion, JTL)",
+    "planrun-peers": "planrun",
 }
 
 
@@ -113,21 +131,25 @@ class Processes:
     def __init__(self):
         self.live = {}
 
-    def start(self, argv, cpus, out, err, stdin=subprocess.DEVNULL):
+    def start(self, argv, cpus, out, err, stdin=subprocess.DEVNULL, env=None):
         def pin():
             os.sched_setaffinity(0, cpus)
 
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, preexec_fn=pin)
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, preexec_fn=pin,
+                                env=None if env is None else {**os.environ, **env})
         self.live[proc.pid] = proc
         return proc
 
-    def wait(self, proc, limit):
-        """Waits for proc (killing it after `limit` seconds); returns (exit code, user s, sys s, peak RSS KiB)."""
+    def wait(self, proc, limit, poll=None):
+        """Waits for proc (killing it after `limit` seconds), calling poll(pid) meanwhile; returns (exit code,
+        user s, sys s, peak RSS KiB)."""
         deadline = time.monotonic() + limit
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
+            if poll:
+                poll(proc.pid)
             if time.monotonic() > deadline:
                 log(f"{proc.args[0]} (pid {proc.pid}) overran its time: killed")
                 proc.kill()
@@ -181,6 +203,15 @@ class Bench:
         with open(self.plans["throughput"]) as f:
             get = f.read()
         self.plans["think"] = self.derived("think.yaml", get.replace("    steps:", f"    think_time: {THINK}\n    steps:"))
+        with open(os.path.join(bench, "plans", "peers.yaml")) as f:
+            peers = f.read()
+        self.plans["peers"] = os.path.join(bench, "plans", "peers.yaml")
+        self.plans["peers-think"] = self.derived(
+            "peers-think.yaml", peers.replace("    steps:", f"    think_time: {CROWD_THINK}s\n    steps:"))
+        self.peers_dir = os.path.join(bench, "peers")
+        self.rates = dict(FIRST_RATE)  # the last measured req/s of each count-bounded tool
+        self.startup = False  # whether timed() notes each run's start-up CPU
+        self.tools = {"planrun-peers", *(args.tools or " ".join(PEER_TOOLS)).split()}
         for loops in (600, 3000):
             self.plans[f"loops{loops}"] = self.derived(
                 f"loops{loops}.yaml", get.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
@@ -194,15 +225,25 @@ class Bench:
     def path(self, name):
         return os.path.join(self.a.work, name)
 
-    def timed(self, name, argv, cpus, limit):
-        """Runs argv pinned to cpus; its output in WORK/NAME.out and .err. Returns a Run with wall, user, sys, rss."""
+    def timed(self, name, argv, cpus, limit, env=None, startup=False):
+        """Runs argv pinned to cpus; its output in WORK/NAME.out and .err. Returns a Run with wall, user, sys, rss;
+        with startup, also the CPU s its process tree had spent when its first connection to the counted server
+        was established (its start-up)."""
+        marks = {}
+        port = (self.a.counted or "").rpartition(":")[2].strip("/")
+
+        def first_request(pid):
+            if "startup" not in marks and connected(port):
+                marks["startup"] = tree_cpu(pid)
+
         with open(self.path(f"{name}.out"), "wb") as out, open(self.path(f"{name}.err"), "wb") as err:
             ticks = self.nginx_ticks()
             start = time.monotonic()
-            proc = self.procs.start(argv, cpus, out, err)
-            rc, user, sys_, rss = self.procs.wait(proc, limit)
+            proc = self.procs.start(argv, cpus, out, err, env=env)
+            watch = (startup or self.startup) and port.isdigit()
+            rc, user, sys_, rss = self.procs.wait(proc, limit, first_request if watch else None)
             wall = time.monotonic() - start
-        run = Run(name=name, rc=rc, wall=wall, user=user, sys=sys_, rss_kib=rss)
+        run = Run(name=name, rc=rc, wall=wall, user=user, sys=sys_, rss_kib=rss, **marks)
         if ticks is not None:
             run["nginx_pct"] = 100 * (self.nginx_ticks() - ticks) / os.sysconf("SC_CLK_TCK") / wall
         return run
@@ -304,6 +345,154 @@ class Bench:
         run["wall"] = time.monotonic() - start
         return run
 
+    # -------------------------------------------------------------------------------------- the tools users pick
+    def peer(self, part, tool, name, users, url, ramp):
+        """One run of a tool on the peers workload (bench/plans/peers.yaml, bench/peers/): 200 users at full
+        speed (part tools), or CROWD_USERS with CROWD_THINK s after each request (part crowd). Every tool runs
+        for ramp + DURATION s, or, where it counts iterations instead (drill, Artillery), as many as that
+        time holds at its last measured rate. The server's access log gives the requests it saw."""
+        think = CROWD_THINK if part == "crowd" else 0
+        seconds = ramp + self.a.duration
+        offset = self.access_size()
+        runner = {"planrun-peers": self.peer_planrun, "drill": self.peer_drill, "locust": self.peer_locust,
+                  "k6": self.peer_k6, "artillery": self.peer_artillery, "jmeter": self.peer_jmeter}[tool]
+        self.startup = True
+        try:
+            run = runner(name, users, url, ramp, think, seconds)
+        finally:
+            self.startup = False
+        if run.get("rc"):
+            log(f"{tool} {name} exited {run['rc']}: {self.text(name, 'err').strip()[-300:]}")
+        if self.a.access_log:
+            time.sleep(1.5)  # nginx writes its access log buffer every second
+            # With a ramp-up every user is active from `ramp` s on, until the last one's DURATION ends (drill
+            # and Artillery count loops, whose users stop DURATION s after they start).
+            window = (ramp + 1, self.a.duration - 1) if ramp else (0, None)
+            run.update(access_figures(self.access_read(offset), *window))
+            # Per request of the server's count, so that a tool that did less than it says is not flattered.
+            run["tool_reqs"], run["reqs"] = run.get("reqs", 0), run.get("served", 0) if run.get("reqs") else 0
+            if abs(run["served"] - run["tool_reqs"]) > users:
+                log(f"{tool} {name}: the server answered {run['served']} requests, the tool counted {run['tool_reqs']}")
+        if tool in self.rates and run.get("server_rps"):
+            self.rates[tool] = run["server_rps"]
+        return run
+
+    def access_size(self):
+        try:
+            return os.path.getsize(self.a.access_log) if self.a.access_log else 0
+        except OSError:
+            return 0
+
+    def access_read(self, offset):
+        with open(self.a.access_log, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+
+    def peer_planrun(self, name, users, url, ramp, think, seconds):
+        return self.planrun(name, self.plans["peers-think" if think else "peers"], users, ramp, url, duration=seconds)
+
+    def peer_drill(self, name, users, url, ramp, think, seconds):
+        with open(os.path.join(self.peers_dir, "drill-think.yml" if think else "drill.yml")) as f:
+            text = f.read()
+        data = f"{name}.drill-data.csv"
+        rng = random.Random()
+        with open(self.path(data), "w") as f:
+            f.write("q,n,name,qty\n")
+            for _ in range(DRILL_ROWS):
+                f.write(f"{random_string(rng, 16)},{rng.randint(1, 1000000)},{random_string(rng, 12)},{rng.randint(1, 100)}\n")
+        if think:
+            iterations = max(users, int(users * self.a.duration / (2 * think)))
+        else:
+            iterations = max(users, int(self.rates["drill"] * seconds / (2 * DRILL_ROWS)))
+        text = re.sub(r"(?m)^concurrency: \d+", f"concurrency: {users}", text)
+        text = re.sub(r"(?m)^iterations: \d+", f"iterations: {iterations}", text)
+        text = re.sub(r"(?m)^base: .*", f"base: '{url}'", text).replace("./drill-data.csv", f"./{data}")
+        plan = self.derived(f"{name}.drill.yml", text)
+        run = self.timed(name, ["drill", "--benchmark", plan, "--stats", "--quiet", "--timeout", "10"],
+                         self.client, seconds * 3 + HANG_GUARD, env={"NO_COLOR": "1"})
+        run.update(drill_stats(self.text(name)))
+        return run
+
+    def peer_locust(self, name, users, url, ramp, think, seconds):
+        results = self.path(f"{name}.locust.csv")
+        argv = ["locust", "-f", os.path.join(self.peers_dir, "locustfile.py"), "--headless", "-u", str(users),
+                "-r", str(users if not ramp else max(1, users // ramp)), "-t", f"{seconds}s", "-H", url,
+                "--only-summary", "--loglevel", "WARNING"]
+        run = self.timed(name, argv, self.client, seconds + HANG_GUARD, env={"RESULTS": results, "THINK": str(think)})
+        run.update(locust_rows(results))
+        remove(results)
+        return run
+
+    def peer_k6(self, name, users, url, ramp, think, seconds):
+        results, summary_file = self.path(f"{name}.k6.csv"), self.path(f"{name}.k6.json")
+        load = ["--stage", f"{ramp}s:{users},{self.a.duration}s:{users}"] if ramp else \
+            ["--vus", str(users), "--duration", f"{seconds}s"]
+        argv = ["k6", "run", "--quiet", "--no-usage-report", *load, "--out", f"csv={results}", "-e", f"BASE={url}",
+                "-e", f"SUMMARY={summary_file}", "-e", f"THINK={think}", os.path.join(self.peers_dir, "k6.js")]
+        run = self.timed(name, argv, self.client, seconds + HANG_GUARD)
+        try:
+            with open(summary_file) as f:
+                run.update(k6_summary(f.read()))
+        except OSError:
+            pass
+        remove(results, summary_file)
+        return run
+
+    def peer_artillery(self, name, users, url, ramp, think, seconds):
+        with open(os.path.join(self.peers_dir, "artillery.yml")) as f:
+            text = f.read()
+        if think:
+            loops = max(1, int(self.a.duration / (2 * think)))
+        else:
+            loops = max(1, int(self.rates["artillery"] * seconds / (2 * users)))
+        text = text.replace('target: "http://127.0.0.1:8080"', f'target: "{url}"')
+        text = text.replace("- duration: 1\n", f"- duration: {max(1, ramp)}\n")
+        text = text.replace("arrivalCount: 200", f"arrivalCount: {users}").replace("count: 100", f"count: {loops}")
+        text = text.replace("think: 0", f"think: {think}")
+        plan = self.derived(f"{name}.artillery.yml", text)
+        report = self.path(f"{name}.artillery.json")
+        run = self.timed(name, ["artillery", "run", "--output", report, plan], self.client, seconds * 3 + HANG_GUARD,
+                         env={"ARTILLERY_DISABLE_TELEMETRY": "true"})
+        try:
+            with open(report) as f:
+                run.update(artillery_report(f.read()))
+        except OSError:
+            pass
+        remove(report)
+        return run
+
+    def jmeter_argv(self):
+        """java running Debian's JMeter 2.13 through tests/fixtures/jmeter/JMeterLauncher.java, which lets its
+        XStream load the plan (Debian's newer XStream refuses JMeter's classes otherwise), compiled once."""
+        home = "/usr/share/jmeter"
+        classes = self.path("jmeter-launcher")
+        if not os.path.isdir(classes):
+            root = os.path.dirname(self.peers_dir.rstrip("/"))
+            subprocess.run(["javac", "-d", classes, os.path.join(root, "..", "tests", "fixtures", "jmeter",
+                                                                  "JMeterLauncher.java")], check=True)
+        jars = [os.path.join(home, "bin", "ApacheJMeter.jar")]
+        for sub in ("lib", os.path.join("lib", "ext")):
+            d = os.path.join(home, sub)
+            jars += sorted(os.path.join(d, j) for j in os.listdir(d) if j.endswith(".jar")) if os.path.isdir(d) else []
+        # -Xmx512m: the heap the 2.13 distribution's own `jmeter` script gives.
+        return ["java", "-Djava.awt.headless=true", "-Xmx512m", f"-Djmeter.home={home}", "-cp",
+                ":".join([classes] + jars), "JMeterLauncher"]
+
+    def peer_jmeter(self, name, users, url, ramp, think, seconds):
+        host, _, port = url.split("//", 1)[1].rstrip("/").partition(":")
+        jtl = self.path(f"{name}.jtl")
+        argv = self.jmeter_argv() + [
+            "-n", "-t", os.path.join(self.peers_dir, "peers.jmx"), "-l", jtl, "-j", self.path(f"{name}.jmeter.log"),
+            "-Jjmeterengine.nongui.port=0", "-Jjmeter.save.saveservice.output_format=csv",
+            "-Jjmeter.save.saveservice.print_field_names=true", f"-Jhost={host}", f"-Jport={port or 80}",
+            f"-Jthreads={users}", f"-Jramp={ramp}", f"-Jduration={seconds}", f"-Jthink={int(think * 1000)}"]
+        run = self.timed(name, argv, self.client, seconds + HANG_GUARD)
+        figures = jtl_figures(jtl)
+        run["reqs"] = figures.get("rows", 0)
+        run["errs"] = sum(figures.get("failures", {}).values())
+        remove(jtl)
+        return run
+
     def one(self, part, tool, round_no, users, url, ramp):
         """One run of tool; its figures are recorded under (part, tool)."""
         name = f"{part}.{tool}.{round_no}"
@@ -338,7 +527,7 @@ class Bench:
             "think-base": lambda: self.planrun(name, plans["think"], users, ramp, url, binary=self.a.base,
                                                extra=["--cores", "1"], cpus=self.all),
         }
-        run = runners[tool]()
+        run = self.peer(part, tool, name, users, url, ramp) if part in TOOL_PARTS.split() else runners[tool]()
         run.update(part=part, tool=tool, round=round_no, users=users)
         if run.get("reqs", 0) == 0:
             run["failed"] = True
@@ -350,6 +539,11 @@ class Bench:
                        sys10k=run["sys"] * 1e4 / run["reqs"], rss=run["rss_kib"] / 1024)
             if "rows" in run:
                 run["rows_per_cpu_s"] = run["rows"] / cpu if cpu else None
+            if run.get("server_rps"):
+                run["rps"] = run["server_rps"]
+            if run.get("startup") is not None:
+                run["startup10k"] = run["startup"] * 1e4 / run["reqs"]
+                run["steady10k"] = (cpu - run["startup"]) * 1e4 / run["reqs"]
             log(f"{part} {tool} n={users}: {run['reqs']} requests in {run['wall']:.1f} s, CPU {cpu:.2f} s, "
                 f"RSS {run['rss']:.0f} MiB, p50 {fmt(run.get('p50'), '.2f')} p99 {fmt(run.get('p99'), '.2f')} ms, "
                 f"errors {run.get('errs', 0)}")
@@ -358,8 +552,10 @@ class Bench:
 
     def rounds(self, part):
         tools, users, target, ramp = SCENARIOS[part]
-        tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)]
-        url = {"nginx": self.a.nginx, "nginx32k": self.a.nginx_32k, "stub": self.a.stub}[target]
+        tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)
+                 and (t not in PEER_TOOLS or (peer_missing(t) is None and t in self.tools))]
+        url = {"nginx": self.a.nginx, "nginx32k": self.a.nginx_32k, "stub": self.a.stub,
+               "counted": self.a.counted or self.a.nginx}[target]
         for r in range(1, self.a.runs + 1):
             log(f"round {r}/{self.a.runs}: {part}, {users} users, {target}")
             for tool in order(tools, r):
@@ -492,6 +688,135 @@ class Bench:
 
     def failed(self, part, tool):
         return sum(1 for r in self.runs if r["part"] == part and r["tool"] == tool and r.get("failed"))
+
+
+# ------------------------------------------------------------------------------------------ the tools users pick
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+JMETER_HOME = "/usr/share/jmeter"
+
+
+def random_string(rng, n):
+    return "".join(rng.choice(LETTERS) for _ in range(n))
+
+
+def connected(port, table="/proc/net/tcp"):
+    """Whether a TCP connection to 127.0.0.1:port is established (state 01 in /proc/net/tcp)."""
+    local = f"0100007F:{int(port):04X}"
+    try:
+        with open(table) as f:
+            return any(cells[1] == local and cells[3] == "01" for cells in (line.split() for line in f) if len(cells) > 3)
+    except OSError:
+        return False
+
+
+def tree_cpu(pid):
+    """User + sys CPU s of pid's threads, its waited-for children and its live descendants (/proc)."""
+    ticks, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def peer_missing(tool):
+    """Why tool cannot run here (None when it can)."""
+    if tool == "planrun-peers":
+        return None
+    if tool == "jmeter":
+        for need in ("java", "javac"):
+            if not shutil.which(need):
+                return f"no {need} on PATH"
+        if not os.path.isfile(os.path.join(JMETER_HOME, "lib", "ext", "ApacheJMeter_http.jar")):
+            return f"no JMeter with its HTTP sampler in {JMETER_HOME} (Debian: jmeter, jmeter-http)"
+        return None
+    return None if shutil.which(tool) else f"no {tool} on PATH"
+
+
+def drill_stats(text):
+    """Requests and failed ones (not 2xx) from the global lines of `drill --stats`."""
+    figures = {}
+    for line in ANSI.sub("", text).splitlines():
+        m = re.match(r"^(Total|Failed) requests\s+(\d+)\s*$", line)
+        if m:
+            figures["reqs" if m.group(1) == "Total" else "errs"] = int(m.group(2))
+    return figures
+
+
+def locust_rows(path):
+    """Requests and failed ones from the results file of bench/peers/locustfile.py (a row per request:
+    time, name, ms, status, error)."""
+    reqs = errs = 0
+    try:
+        with open(path, newline="") as f:
+            for row in csv.reader(f):
+                reqs += 1
+                errs += len(row) < 5 or row[3] != "200" or row[4] != ""
+    except OSError:
+        return {}
+    return {"reqs": reqs, "errs": errs}
+
+
+def k6_summary(text):
+    """Requests and failed checks from the JSON that bench/peers/k6.js's handleSummary writes."""
+    try:
+        metrics = json.loads(text)["metrics"]
+        return {"reqs": int(metrics["http_reqs"]["values"]["count"]),
+                "errs": int(metrics.get("checks", {}).get("values", {}).get("fails", 0))}
+    except (ValueError, KeyError, TypeError):
+        return {}
+
+
+def artillery_report(text):
+    """Requests and failed ones (not 200, or an error) from `artillery run --output`'s aggregate counters."""
+    try:
+        counters = json.loads(text)["aggregate"]["counters"]
+    except (ValueError, KeyError, TypeError):
+        return {}
+    reqs = counters.get("http.requests", 0)
+    return {"reqs": reqs, "errs": reqs - counters.get("http.codes.200", 0)}
+
+
+def access_figures(text, skip=0.0, until=None):
+    """The server's side of a run, from nginx's access log (`$msec $request_method $status` a line): requests
+    it answered, of them GET, POST and not 200; req/s between the first and the last; and req/s in the window
+    from `skip` s after the first request to `until` s after it (to the last second when None), where every
+    user of a run with a ramp-up is active."""
+    stamps, get, post, bad = [], 0, 0, 0
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        try:
+            stamps.append(float(parts[0]))
+        except ValueError:
+            continue
+        get += parts[1] == "GET"
+        post += parts[1] == "POST"
+        bad += parts[2] != "200"
+    figures = {"served": len(stamps), "served_get": get, "served_post": post, "served_bad": bad}
+    if len(stamps) < 2:
+        return figures
+    first, last = min(stamps), max(stamps)
+    figures["served_s"] = last - first
+    if last > first:
+        figures["server_rps"] = len(stamps) / (last - first)
+    low = first + skip
+    high = last - 1 if until is None else min(first + until, last - 1)
+    if high > low:
+        figures["steady_rps"] = sum(1 for t in stamps if low <= t < high) / (high - low)
+    return figures
 
 
 def remove(*paths):
@@ -745,6 +1070,94 @@ def versions(b, peers=True):
     return ", ".join(names)
 
 
+def tool_versions(b):
+    """Each tool of parts tools and crowd with its version, as the tool itself says it."""
+    def words(argv, n=2):
+        return " ".join(version_of(argv).split()[:n])
+
+    names = {"planrun-peers": version_of([b.a.planrun, "--version"])}
+    if shutil.which("drill"):
+        names["drill"] = words(["drill", "--version"])
+    if shutil.which("locust"):
+        names["locust"] = words(["locust", "--version"]) + " (FastHttpUser)"
+    if shutil.which("k6"):
+        names["k6"] = words(["k6", "version"])
+    if shutil.which("artillery"):
+        package = os.path.join(os.path.dirname(os.path.realpath(shutil.which("artillery"))), "..", "package.json")
+        try:
+            with open(package) as f:
+                names["artillery"] = f"artillery {json.load(f)['version']} on node {version_of(['node', '--version'])}"
+        except (OSError, ValueError, KeyError):
+            names["artillery"] = "artillery ?"
+    if peer_missing("jmeter") is None:
+        names["jmeter"] = (f"JMeter {version_of(['dpkg-query', '-W', '-f', '${Version}', 'jmeter'])} (Debian), "
+                           f"{version_of(['java', '-version'])}")
+    return names
+
+
+def count_cell(b, part, tool, users):
+    """The tool's own count of requests against the server's: their ratio's median over the rounds, and the
+    largest gap of a round; MISMATCH when a round's gap is more than the users (requests in flight at the end)."""
+    runs = [r for r in b.runs if r["part"] == part and r["tool"] == tool and not r.get("failed")]
+    pairs = [(r.get("tool_reqs"), r.get("served")) for r in runs if r.get("served")]
+    if not pairs:
+        return "-"
+    gaps = [s - (t or 0) for t, s in pairs]
+    worst = max(gaps, key=abs)
+    cell = f"{median([(t or 0) / s for t, s in pairs]):.3f} (gap {worst:+d})"
+    return cell + (" MISMATCH" if any(abs(g) > users for g in gaps) else "")
+
+
+def tools_tables(b, part):
+    a = b.a
+    tools, users, _, ramp = SCENARIOS[part]
+    tools = [t for t in tools if any(r["part"] == part and r["tool"] == t for r in b.runs)]
+    names = tool_versions(b)
+    if part == "tools":
+        title = (f"## planrun and the tools users pick: {users} users, GET with a random query + form POST with "
+                 "random fields, status assertions, results file")
+        what = f"{a.duration} s runs (drill and Artillery: as many loops as that holds)"
+    else:
+        title = (f"## {users:,} users with {CROWD_THINK} s of think time after each request "
+                 f"(ramp-up {ramp} s): did each tool hold its schedule?")
+        what = f"{ramp} + {a.duration} s runs (drill and Artillery: {a.duration} s of loops a user)"
+    out = ["", title, "", host_line(b),
+           f"nginx (its access log counts the requests) on core(s) {a.server_cpu}, each tool on CPU {a.client_cpu}; "
+           f"median of {a.runs} round(s) of {what}, the tools in balanced orders; a ratio is the median over the "
+           "rounds of the ratio within one round (in brackets, the rounds' range). Requests are the server's count.",
+           "", "Versions: " + "; ".join(names.get(t, t) for t in tools) + ".", ""]
+    if part == "tools":
+        out += ["| tool | req/s | CPU s / 10k req (user + sys) | CPU per request / planrun's | start-up CPU | "
+                "CPU s / 10k req after start-up | the same / planrun's | peak RSS | failed (tool's count) | "
+                "requests, tool's count / server's |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    else:
+        expected = users / CROWD_THINK
+        out += [f"The schedule: {users:,} users / {CROWD_THINK} s = {expected:,.0f} req/s once all are active.", "",
+                "| tool | req/s, all users active | of the schedule | CPU s / 10k req (user + sys) | "
+                "CPU per request / planrun's | start-up CPU | CPU s / 10k req after start-up | the same / planrun's | "
+                "peak RSS | failed (tool's count) | requests, tool's count / server's |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for t in tools:
+        f = b.failed(part, t)
+        label = LABELS.get(t, t) + (f" ({f}/{a.runs} runs failed)" if f else "")
+        cpu = b.get(part, t, "cpu10k")
+        cells = [label]
+        if part == "tools":
+            cells.append(fmt(b.get(part, t, "rps")))
+        else:
+            steady = b.get(part, t, "steady_rps")
+            cells += [fmt(steady), fmt(steady and 100 * steady / (users / CROWD_THINK), ".0f", "%")]
+        cells += [f"{fmt(cpu, '.3f')} ({fmt(b.get(part, t, 'user10k'), '.3f')} + {fmt(b.get(part, t, 'sys10k'), '.3f')})",
+                  "1" if t == "planrun-peers" else b.ratio_cell(part, t, "planrun-peers"),
+                  fmt(b.get(part, t, "startup"), ".2f", " s"), fmt(b.get(part, t, "steady10k"), ".3f"),
+                  "1" if t == "planrun-peers" else b.ratio_cell(part, t, "planrun-peers", "steady10k"),
+                  fmt(b.get(part, t, "rss"), ".0f", " MiB"), fmt(b.get(part, t, "errs")),
+                  count_cell(b, part, t, users)]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 # ------------------------------------------------------------------------------------------ main
 def main(argv=None):
     env = os.environ.get
@@ -755,6 +1168,11 @@ def main(argv=None):
     p.add_argument("--nginx-32k", help="URL of nginx answering a 32 KiB body, for part cpu32k")
     p.add_argument("--nginx-pid", type=int, help="nginx's PID, for its CPU share")
     p.add_argument("--nginx-log", help="nginx's error log, for the many-users run")
+    p.add_argument("--counted", help="URL of nginx answering `return 200 \"ok\"` that logs each request to "
+                                     "--access-log as `$msec $request_method $status` (parts tools, crowd)")
+    p.add_argument("--access-log", help="that nginx's access log, to count what each tool sent")
+    p.add_argument("--tools", default=env("TOOLS"), help="which of the tools of parts tools and crowd run "
+                   f"(default all: {' '.join(PEER_TOOLS[1:])}); planrun always does")
     p.add_argument("--work", default=".", help="where runs leave their output")
     p.add_argument("--runs", type=int, default=int(env("RUNS", 3)))
     p.add_argument("--duration", type=int, default=int(env("DURATION", 10)))
@@ -766,9 +1184,18 @@ def main(argv=None):
     p.add_argument("--all-cpus", default=env("ALL_CPUS") or f"0-{os.cpu_count() - 1}")
     a = p.parse_args(argv)
     parts = a.parts.split()
-    unknown = set(parts) - set(ALL_PARTS.split())
+    unknown = set(parts) - set(ALL_PARTS.split()) - set(TOOL_PARTS.split())
     if unknown:
-        p.error(f"unknown part(s) {' '.join(sorted(unknown))}; the parts are: {ALL_PARTS}")
+        p.error(f"unknown part(s) {' '.join(sorted(unknown))}; the parts are: {ALL_PARTS} {TOOL_PARTS}")
+    if set(parts) & set(TOOL_PARTS.split()):
+        unknown = set((a.tools or "").split()) - set(PEER_TOOLS)
+        if unknown:
+            p.error(f"unknown tool(s) {' '.join(sorted(unknown))}; the tools are: {' '.join(PEER_TOOLS[1:])}")
+        for tool in PEER_TOOLS:
+            if peer_missing(tool):
+                log(f"{tool} is left out: {peer_missing(tool)}")
+        if not a.access_log:
+            log("no --access-log: the requests each tool sent are not checked against the server's count")
     for part in ("cg", "icache"):
         if part in parts and not shutil.which("valgrind"):
             log(f"no valgrind: part {part} skipped")
@@ -829,6 +1256,9 @@ def main(argv=None):
         lines += builds_tables(b, parts)
     if set(parts) & {"users", "gen", "stall"}:
         lines += cores_tables(b, parts)
+    for part in ("tools", "crowd"):
+        if part in parts:
+            lines += tools_tables(b, part)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     with open(os.path.join(a.work, "tables.md"), "w") as f:

