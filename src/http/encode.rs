@@ -222,7 +222,7 @@ mod tests {
             vec![(HOST, HeaderValue::from_static("elsewhere")), (ACCEPT, HeaderValue::from_static("*/*"))],
         ] {
             let req =
-                WireRequest { method: http::Method::GET, target: target.clone(), headers, body: Default::default() };
+                WireRequest { method: http::Method::GET, target: target.clone(), headers, body: Default::default(), version: Default::default() };
             encode(&req, &mut out).unwrap();
             assert_eq!(
                 String::from_utf8_lossy(&out),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
+use super::model::{Defaults, HttpVersion, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
 use super::think::think;
@@ -298,6 +298,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         cookies: true,
         max_body: DEFAULT_MAX_BODY,
         tls: TlsSettings::default(),
+        http_version: HttpVersion::Auto,
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.object(node, &vocab::DEFAULTS)?;
@@ -331,6 +332,9 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     }
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
+    }
+    if let Some(v) = f.get("http_version") {
+        d.http_version = super::request::http_version(cx, v).unwrap_or_default();
     }
     Some(d)
 }

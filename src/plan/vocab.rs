@@ -128,6 +128,8 @@ pub enum Shape {
     Url,
     /// Two durations, `[min, max]`.
     Between,
+    /// An HTTP version: `1.1`, `2` or `auto`.
+    HttpVersion,
 }
 
 impl Shape {
@@ -159,6 +161,7 @@ impl Shape {
             Shape::Check => "METRIC OP VALUE",
             Shape::Url => "URL",
             Shape::Between => "[min, max] durations",
+            Shape::HttpVersion => "1.1, 2 or auto",
         }
     }
 }

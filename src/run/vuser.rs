@@ -299,6 +299,7 @@ impl VirtualUser {
         sample.connect_us = ex.connect.as_micros() as u64;
         sample.bytes = ex.bytes;
         sample.sent_bytes = ex.sent;
+        sample.protocol = ex.protocol;
         // Read where it lies: the response stays in the exchange (moved out, it was copied) for the detail.
         match &mut ex.result {
             Ok(resp) => {
@@ -402,6 +403,7 @@ fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
         grp_threads: 0,
         all_threads: 0,
         url: None,
+        protocol: None,
         detail: None,
     }
 }

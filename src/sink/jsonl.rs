@@ -18,7 +18,8 @@ use crate::sample::{ErrorKind, Sample};
 /// Each line holds the JTL columns with the same values (times in whole ms, `response_code` as text), except
 /// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
-/// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`; when there are any, the sample's
+/// name or `null`), the precise `elapsed_us`, `latency_us`, `connect_us`, and `protocol` (`HTTP/1.1`, `HTTP/2`, or
+/// `null` when no connection was made); when there are any, the sample's
 /// `sub_results` (lines of the same shape, nested) and, with [`with_bodies`](Self::with_bodies), a failed
 /// response's `response_body` and `response_body_size`.
 /// Each batch is formatted in memory and written in one piece, so the file holds only complete lines; when a
@@ -54,6 +55,7 @@ struct Row<'a> {
     elapsed_us: u64,
     latency_us: u64,
     connect_us: u64,
+    protocol: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_body: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,6 +89,7 @@ impl<'a> Row<'a> {
             elapsed_us: s.elapsed_us,
             latency_us: s.latency_us,
             connect_us: s.connect_us,
+            protocol: s.protocol_name(),
             response_body: None,
             response_body_size: None,
             sub_results: Vec::new(),
