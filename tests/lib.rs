@@ -28,6 +28,7 @@ mod http_conformance;
 mod http_debug;
 mod http_decode_props;
 mod http_differential;
+mod http2;
 mod http_request_head;
 mod import;
 mod import_corpus;

@@ -197,8 +197,11 @@ async fn drive<T>(
         }
         match f(cx) {
             Poll::Ready(r) => Poll::Ready(r.map_err(|e| h2_failure(&e))),
-            Poll::Pending if *ended => Poll::Ready(Err(match conn_error.take() {
-                Some(e) => h2_failure(&e),
+            // The connection's own error, not the stream's: a GOAWAY there does not say the stream was not
+            // processed.
+            Poll::Pending if *ended => Poll::Ready(Err(match conn_error.take().map(|e| h2_failure(&e)) {
+                Some(f) if f.retry != Retry::Safe => f,
+                Some(f) => H2Failure { retry: Retry::IfNothingCame, ..f },
                 None => H2Failure { failure: Failure::closed(), retry: Retry::IfNothingCame },
             })),
             Poll::Pending => Poll::Pending,
@@ -222,9 +225,10 @@ fn h2_failure(e: &h2::Error) -> H2Failure {
     } else if e.is_reset() && e.is_remote() {
         (ErrorKind::ConnectionReset, format!("HTTP/2 stream reset by the server (RST_STREAM {reason:?})"), Retry::Never)
     } else if e.is_go_away() && e.is_remote() {
-        // Only the streams the server did not process get the GOAWAY itself; the others go on or end with
-        // the connection.
-        let message = format!("HTTP/2 connection closed by the server (GOAWAY {reason:?}) before it processed the request");
+        // Only the streams above the GOAWAY's last stream (not processed) get the GOAWAY itself, and a request
+        // made after it came; the others go on, or end with the connection.
+        let message =
+            format!("HTTP/2 connection closed by the server (GOAWAY {reason:?}) before it processed the request");
         (ErrorKind::ConnectionReset, message, Retry::Safe)
     } else {
         (ErrorKind::InvalidResponse, format!("HTTP/2 error: {e}"), Retry::Never)
