@@ -30,6 +30,8 @@
 #             gen     a generator-bound plan (~10 KB JSON body) with `--cores 1`, every CPU, one process per CPU
 #             stall   a JTL output whose reader stops for 2 s
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
+#             h2      CPU per request over HTTP/2 (h2c) to nginx: planrun against h2load -m 1 (bench/h2.py;
+#                     H2_USERS 50, H2_REQUESTS 200000 a run)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
 #   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
@@ -45,7 +47,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile h2} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,6 +77,7 @@ install_tools() {
   command -v wrk >/dev/null || apt+=(wrk)
   if [[ $PARTS == *" cg "* || $PARTS == *" icache "* ]]; then command -v valgrind >/dev/null || apt+=(valgrind); fi
   if [[ $PARTS == *" profile "* ]]; then command -v perf >/dev/null || apt+=(linux-perf); fi
+  if [[ $PARTS == *" h2 "* ]]; then command -v h2load >/dev/null || apt+=(nghttp2-client); fi
   if ((${#apt[@]})); then
     log "apt-get install ${apt[*]}"
     apt-get update -qq
@@ -121,6 +124,7 @@ wait_port() { # waits up to 10 s for something to listen on port $1
 
 NGINX_PORT=$(free_port 18080)
 NGINX_32K_PORT=$(free_port $((NGINX_PORT + 1)))
+NGINX_H2_PORT=$(free_port $((NGINX_32K_PORT + 1)))
 mkdir -p "$WORK/nginx"
 head -c 32768 /dev/zero | tr '\0' 'x' >"$WORK/nginx/32k.txt"
 cat >"$WORK/nginx/nginx.conf" <<EOF
@@ -148,6 +152,10 @@ http {
     listen 127.0.0.1:$NGINX_32K_PORT backlog=65535;
     location / { root $WORK/nginx; try_files /32k.txt =404; }
   }
+  server {
+    listen 127.0.0.1:$NGINX_H2_PORT http2 backlog=65535;
+    location / { return 200 "ok"; }
+  }
 }
 EOF
 taskset -c "$SERVER_CPU" "$(command -v nginx)" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
@@ -156,7 +164,7 @@ NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT"
 
-STUB_PORT=$(free_port $((NGINX_32K_PORT + 1)))
+STUB_PORT=$(free_port $((NGINX_H2_PORT + 1)))
 taskset -c "$SERVER_CPU" "$PLANRUN" stub "$BENCH/stubs/delay50.yaml" --listen "127.0.0.1:$STUB_PORT" \
   >"$WORK/stub.log" 2>&1 &
 PIDS+=($!)
@@ -166,12 +174,19 @@ log "nginx on 127.0.0.1:$NGINX_PORT (32 KiB: $NGINX_32K_PORT), the 50 ms stub on
 
 # ---------------------------------------------------------------------------------------------- the bench
 parts=${PARTS// profile / }
+parts=${parts// h2 / }
 parts=$(echo $parts) # words, trimmed
 if [[ -n $parts ]]; then
   python3 "$BENCH/bench.py" --planrun "$PLANRUN" --nginx "http://127.0.0.1:$NGINX_PORT" \
     --stub "http://127.0.0.1:$STUB_PORT" --nginx-32k "http://127.0.0.1:$NGINX_32K_PORT" \
     --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
     --work "$WORK" --parts "$parts" --server-cpu "$SERVER_CPU" --client-cpu "$CLIENT_CPU"
+fi
+
+if [[ $PARTS == *" h2 "* ]]; then
+  log "HTTP/2: planrun against h2load (bench/h2.py), nginx h2c on 127.0.0.1:$NGINX_H2_PORT"
+  RUNS=${RUNS:-3} CLIENT_CPU="$CLIENT_CPU" python3 "$BENCH/h2.py" --planrun "$PLANRUN" \
+    --url "http://127.0.0.1:$NGINX_H2_PORT"
 fi
 
 if [[ $PARTS == *" profile "* ]]; then

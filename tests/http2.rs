@@ -191,7 +191,8 @@ fn a_connection_reset_mid_body_is_a_failed_sample() {
 fn http_version_takes_1_1_2_or_auto_and_says_where_it_is_wrong() {
     let dir = TempDir::new("h2-bad-version");
     let validate = |dir: &TempDir, version: &str| {
-        let plan = LoadRun::new("v", "http://127.0.0.1:1").defaults(&format!("  http_version: {version}")).steps(&get("/ok"));
+        let plan =
+            LoadRun::new("v", "http://127.0.0.1:1").defaults(&format!("  http_version: {version}")).steps(&get("/ok"));
         let path = dir.write("plan.yaml", plan.yaml());
         common::planrun(dir.path(), ["validate", path.to_str().unwrap()])
     };
@@ -295,7 +296,8 @@ fn nginx_over_tls_is_reached_over_http2_by_alpn_with_rows_equal_to_its_log() {
     let dir = TempDir::new("h2-nginx-run");
     std::fs::copy(nginx.dir.join("ca.pem"), dir.join("ca.pem")).unwrap();
     let url = format!("https://127.0.0.1:{}", nginx.port);
-    let steps = "      - name: get\n        request:\n          url: /ok\n        assert:\n          - status: 200\n          \
+    let steps =
+        "      - name: get\n        request:\n          url: /ok\n        assert:\n          - status: 200\n          \
                  - body_contains: ok\n";
     let ran = LoadRun::new("nginx-h2", &url)
         .defaults("  tls:\n    ca: ca.pem")

@@ -122,8 +122,7 @@ impl H2Conn {
         let conn = &mut *conn;
         // Ready to open a stream (the server's SETTINGS may limit how many are open at once).
         drive(conn, ended, |cx| send.poll_ready(cx)).await?;
-        let (response, mut body_out) =
-            send.send_request(request, req.body.is_empty()).map_err(|e| h2_failure(&e))?;
+        let (response, mut body_out) = send.send_request(request, req.body.is_empty()).map_err(|e| h2_failure(&e))?;
         if !req.body.is_empty() {
             let mut rest = req.body.clone();
             body_out.reserve_capacity(rest.len());
@@ -221,7 +220,11 @@ fn h2_failure(e: &h2::Error) -> H2Failure {
         };
         return H2Failure { failure, retry: Retry::IfNothingCame };
     } else if e.is_reset() && e.is_remote() && reason == Reason::REFUSED_STREAM {
-        (ErrorKind::ConnectionReset, "HTTP/2 stream refused by the server (RST_STREAM REFUSED_STREAM)".into(), Retry::Safe)
+        (
+            ErrorKind::ConnectionReset,
+            "HTTP/2 stream refused by the server (RST_STREAM REFUSED_STREAM)".into(),
+            Retry::Safe,
+        )
     } else if e.is_reset() && e.is_remote() {
         (ErrorKind::ConnectionReset, format!("HTTP/2 stream reset by the server (RST_STREAM {reason:?})"), Retry::Never)
     } else if e.is_go_away() && e.is_remote() {

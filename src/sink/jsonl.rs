@@ -200,7 +200,8 @@ mod tests {
             "response_message": "Accepted", "thread_name": "senders 1-17", "data_type": "text", "success": true,
             "failure_message": null, "bytes": 213, "sent_bytes": 187, "grp_threads": 2, "all_threads": 3,
             "url": "http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world", "latency": 4, "idle_time": 0,
-            "connect": 1, "error_kind": null, "elapsed_us": 4999, "latency_us": 4100, "connect_us": 1500
+            "connect": 1, "error_kind": null, "elapsed_us": 4999, "latency_us": 4100, "connect_us": 1500,
+            "protocol": "HTTP/1.1"
         });
         assert_eq!(got, vec![expected]);
     }

@@ -63,8 +63,7 @@ impl H2Server {
 
     /// Starts it with these SETTINGS.
     pub fn with_settings(settings: H2Settings) -> H2Server {
-        let rt =
-            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
         let counts = Arc::new(H2Counts::default());
         let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).expect("bind the h2 server");
         let addr = listener.local_addr().expect("its address");
@@ -116,7 +115,11 @@ impl H2Server {
                         }
                     }
                     // Whatever the GOAWAY left to send goes out before the socket closes.
-                    let _ = tokio::time::timeout(std::time::Duration::from_millis(200), std::future::poll_fn(|cx| conn.poll_closed(cx))).await;
+                    let _ = tokio::time::timeout(
+                        std::time::Duration::from_millis(200),
+                        std::future::poll_fn(|cx| conn.poll_closed(cx)),
+                    )
+                    .await;
                 });
             }
         });
