@@ -248,15 +248,18 @@ impl Nginx {
         let child = Command::new(bin)
             .args(["-p", &d.to_string(), "-c", conf.to_str().unwrap(), "-e", &format!("{d}/error.log")])
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("start nginx");
+        // Held from here, so it is stopped (and waited for) on every path.
+        let nginx = Nginx { child, port, dir };
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(Nginx { child, port, dir });
+                return Some(nginx);
             }
             std::thread::sleep(Duration::from_millis(25));
         }
+        let dir = &nginx.dir;
         let log = std::fs::read_to_string(dir.join("error.log")).unwrap_or_default();
         panic!("nginx did not listen on {port}: {log}");
     }

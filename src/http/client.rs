@@ -449,6 +449,8 @@ impl Client {
                 let Some(i) = self.h2.iter().position(|c| c.origin == req.target.origin) else { return false };
                 let look = std::mem::replace(&mut self.look, true);
                 if self.h2[i].usable(look) {
+                    // Looked at just now: not again in `one_h2`.
+                    self.look = false;
                     return true;
                 }
                 self.h2.remove(i);
@@ -477,12 +479,12 @@ impl Client {
         ex: &mut Exchange,
         connecting: &mut Option<Instant>,
         first_byte: &mut Option<Instant>,
-        fresh: Option<H2Conn>,
+        fresh: Option<Box<H2Conn>>,
     ) -> Result<(), Failure> {
         let origin = &req.target.origin;
         let mut reused = fresh.is_none();
         if let Some(c) = fresh {
-            self.keep_h2(c);
+            self.keep_h2(*c);
         }
         let mut look = std::mem::replace(&mut self.look, true);
         let mut attempt = 0;
@@ -509,7 +511,7 @@ impl Client {
                     *connecting = None;
                     settle(&stats, ex);
                     match opened {
-                        Ok(Opened::H2(c)) => self.keep_h2(c),
+                        Ok(Opened::H2(c)) => self.keep_h2(*c),
                         Ok(Opened::H1(_)) => {
                             ex.protocol = Some(http::Version::HTTP_11);
                             return Err(Failure::new(
@@ -694,7 +696,7 @@ fn is_redirect(status: u16) -> bool {
 /// A connection just opened, speaking the version ALPN (or the request, over plain TCP) chose.
 enum Opened {
     H1(Conn),
-    H2(H2Conn),
+    H2(Box<H2Conn>),
 }
 
 /// Opens a connection: TCP, then the TLS handshake when `tls` is given; `stats` count it all. It speaks HTTP/2
@@ -750,7 +752,7 @@ async fn open(
         Stream::Plain(_) => h2c,
     };
     if h2 {
-        return H2Conn::handshake(origin, stream, stats).await.map(Opened::H2);
+        return H2Conn::handshake(origin, stream, stats).await.map(|c| Opened::H2(Box::new(c)));
     }
     Ok(Opened::H1(Conn::new(origin, stream, stats)))
 }
