@@ -216,6 +216,8 @@ fn http_version_takes_1_1_2_or_auto_and_says_where_it_is_wrong() {
 struct Nginx {
     child: Child,
     port: u16,
+    /// A port where it speaks only HTTP/1.1 (no `http2`), over TLS too.
+    h1_port: u16,
     dir: TempDir,
 }
 
@@ -233,7 +235,8 @@ impl Nginx {
         dir.write("ca.pem", ca);
         dir.write("server.pem", cert);
         dir.write("server.key", key);
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let (port, h1_port) = (free(), free());
         let d = dir.path().display();
         let conf = format!(
             "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
@@ -242,7 +245,9 @@ impl Nginx {
              fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
              server {{\n    listen 127.0.0.1:{port} ssl http2;\n    ssl_certificate {d}/server.pem;\n    \
              ssl_certificate_key {d}/server.key;\n    keepalive_requests 100000;\n    \
-             location / {{ default_type text/plain; return 200 \"ok\"; }}\n  }}\n}}\n"
+             location / {{ default_type text/plain; return 200 \"ok\"; }}\n  }}\n  \
+             server {{\n    listen 127.0.0.1:{h1_port} ssl;\n    ssl_certificate {d}/server.pem;\n    \
+             ssl_certificate_key {d}/server.key;\n    location / {{ return 200 \"ok\"; }}\n  }}\n}}\n"
         );
         let conf = dir.write("nginx.conf", conf);
         let child = Command::new(bin)
@@ -252,7 +257,7 @@ impl Nginx {
             .spawn()
             .expect("start nginx");
         // Held from here, so it is stopped (and waited for) on every path.
-        let nginx = Nginx { child, port, dir };
+        let nginx = Nginx { child, port, h1_port, dir };
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 return Some(nginx);
@@ -330,4 +335,24 @@ fn nginx_over_tls_is_reached_over_http2_by_alpn_with_rows_equal_to_its_log() {
     let log = nginx.log_lines();
     assert_eq!(log.len(), 23);
     assert!(log[21..].iter().all(|l| l.contains("\"GET /ok HTTP/1.1\" 200")), "{log:?}");
+
+    // Where nginx does not speak HTTP/2, ALPN chooses http/1.1 by default, and `http_version: 2` fails saying
+    // why, before any request is sent.
+    let dir = TempDir::new("h2-nginx-run-h1-only");
+    std::fs::copy(nginx.dir.join("ca.pem"), dir.join("ca.pem")).unwrap();
+    let h1_url = format!("https://127.0.0.1:{}", nginx.h1_port);
+    let steps_both =
+        format!("{steps}      - name: forced\n        request:\n          url: /ok\n          http_version: 2\n");
+    let ran = LoadRun::new("nginx-h1-only", &h1_url)
+        .defaults("  tls:\n    ca: ca.pem")
+        .steps(&steps_both)
+        .json()
+        .run_any(&dir, &[]);
+    assert_eq!(ran.jtl.rows.len(), 2);
+    assert_eq!((ran.jtl.rows[0]["success"].as_str(), protocols(&ran)[0].as_str()), ("true", "HTTP/1.1"));
+    let forced = &ran.jtl.rows[1];
+    assert_eq!(forced["success"], "false");
+    assert_eq!(forced["responseCode"], "Non HTTP response code: Tls", "{forced:?}");
+    assert!(forced["responseMessage"].contains("did not agree to HTTP/2 (ALPN"), "{forced:?}");
+    assert_eq!(nginx.log_lines().len(), 24, "the forced request never reached nginx");
 }

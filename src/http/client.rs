@@ -519,6 +519,12 @@ impl Client {
                                 format!("{}:{} did not agree to HTTP/2 (ALPN)", origin.host, origin.port),
                             ));
                         }
+                        // A server that speaks no protocol ALPN offered may refuse the handshake instead.
+                        Err(f) if req.version == HttpVersion::Http2 && f.message.contains("NoApplicationProtocol") => {
+                            let message =
+                                format!("{}: the server did not agree to HTTP/2 (ALPN offered only h2)", f.message);
+                            return Err(Failure::new(f.kind, message));
+                        }
                         Err(f) => return Err(f),
                     }
                     self.h2.len() - 1
