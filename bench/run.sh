@@ -39,6 +39,8 @@
 #                     against nginx's access log
 #             crowd   the same with 5,000 users and 1 s of think time after each request: the share of the
 #                     schedule (5,000 req/s) each tool keeps once all users are active
+#             h2      CPU per request over HTTP/2 (h2c) to nginx: planrun against h2load -m 1 (bench/h2.py;
+#                     H2_USERS 50, H2_REQUESTS 200000 a run)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
 #   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
@@ -58,7 +60,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile h2} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,6 +90,7 @@ install_tools() {
   command -v wrk >/dev/null || apt+=(wrk)
   if [[ $PARTS == *" cg "* || $PARTS == *" icache "* ]]; then command -v valgrind >/dev/null || apt+=(valgrind); fi
   if [[ $PARTS == *" profile "* ]]; then command -v perf >/dev/null || apt+=(linux-perf); fi
+  if [[ $PARTS == *" h2 "* ]]; then command -v h2load >/dev/null || apt+=(nghttp2-client); fi
   if ((${#apt[@]})); then
     log "apt-get install ${apt[*]}"
     apt-get update -qq
@@ -178,6 +181,7 @@ wait_port() { # waits up to 10 s for something to listen on port $1
 NGINX_PORT=$(free_port 18080)
 NGINX_32K_PORT=$(free_port $((NGINX_PORT + 1)))
 NGINX_COUNTED_PORT=$(free_port $((NGINX_32K_PORT + 1)))
+NGINX_H2_PORT=$(free_port $((NGINX_COUNTED_PORT + 1)))
 mkdir -p "$WORK/nginx"
 head -c 32768 /dev/zero | tr '\0' 'x' >"$WORK/nginx/32k.txt"
 cat >"$WORK/nginx/nginx.conf" <<EOF
@@ -212,6 +216,10 @@ http {
     access_log $WORK/nginx/access.log counted buffer=256k flush=1s;
     location / { return 200 "ok"; }
   }
+  server {
+    listen 127.0.0.1:$NGINX_H2_PORT http2 backlog=65535;
+    location / { return 200 "ok"; }
+  }
 }
 EOF
 taskset -c "$SERVER_CPU" "$(command -v nginx)" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
@@ -220,7 +228,7 @@ NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT"
 
-STUB_PORT=$(free_port $((NGINX_32K_PORT + 1)))
+STUB_PORT=$(free_port $((NGINX_H2_PORT + 1)))
 taskset -c "$SERVER_CPU" "$PLANRUN" stub "$BENCH/stubs/delay50.yaml" --listen "127.0.0.1:$STUB_PORT" \
   >"$WORK/stub.log" 2>&1 &
 PIDS+=($!)
@@ -230,6 +238,7 @@ log "nginx on 127.0.0.1:$NGINX_PORT (32 KiB: $NGINX_32K_PORT), the 50 ms stub on
 
 # ---------------------------------------------------------------------------------------------- the bench
 parts=${PARTS// profile / }
+parts=${parts// h2 / }
 parts=$(echo $parts) # words, trimmed
 if [[ -n $parts ]]; then
   python3 "$BENCH/bench.py" --planrun "$PLANRUN" --nginx "http://127.0.0.1:$NGINX_PORT" \
@@ -237,6 +246,12 @@ if [[ -n $parts ]]; then
     --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
     --counted "http://127.0.0.1:$NGINX_COUNTED_PORT" --access-log "$WORK/nginx/access.log" \
     --work "$WORK" --parts "$parts" --server-cpu "$SERVER_CPU" --client-cpu "$CLIENT_CPU"
+fi
+
+if [[ $PARTS == *" h2 "* ]]; then
+  log "HTTP/2: planrun against h2load (bench/h2.py), nginx h2c on 127.0.0.1:$NGINX_H2_PORT"
+  RUNS=${RUNS:-3} CLIENT_CPU="$CLIENT_CPU" python3 "$BENCH/h2.py" --planrun "$PLANRUN" \
+    --url "http://127.0.0.1:$NGINX_H2_PORT"
 fi
 
 if [[ $PARTS == *" profile "* ]]; then

@@ -29,6 +29,7 @@ fn sample(i: u64, group: &Arc<str>, label: &Arc<str>) -> Sample {
         grp_threads: 200,
         all_threads: 200,
         url: Some(format!("http://127.0.0.1:13013/cgi-bin/sendsms?username=tester&to=2547{i:08}&text=hello").into()),
+        protocol: Some(http::Version::HTTP_11),
         detail: None,
     }
 }

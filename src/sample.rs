@@ -82,6 +82,9 @@ pub struct Sample {
     pub all_threads: u32,
     /// The full request URL; `None` for transactions (written as `null`).
     pub url: Option<SampleUrl>,
+    /// The HTTP version the request went over (of its last hop); `None` when no connection was made, and for
+    /// transactions.
+    pub protocol: Option<http::Version>,
     /// What only some samples carry, when the run asks for it: redirect hops as sub-results, the exchange
     /// as `--http-debug` prints it, a failed response's body. `None` for nearly every sample.
     pub detail: Option<Box<Detail>>,
@@ -156,6 +159,15 @@ impl Sample {
             Outcome::Response { status, .. } => Some(*status),
             _ => None,
         }
+    }
+
+    /// The HTTP version the request went over, as the JSON lines write it: `HTTP/1.1`, `HTTP/2`.
+    pub fn protocol_name(&self) -> Option<&'static str> {
+        Some(match self.protocol? {
+            http::Version::HTTP_2 => "HTTP/2",
+            http::Version::HTTP_10 => "HTTP/1.0",
+            _ => "HTTP/1.1",
+        })
     }
 
     /// The sub-results written after this sample's row (followed redirects), if any.
@@ -336,6 +348,7 @@ pub(crate) mod tests {
             grp_threads: 2,
             all_threads: 3,
             url: Some("http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world".into()),
+            protocol: Some(http::Version::HTTP_11),
             detail: None,
         }
     }

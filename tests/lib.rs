@@ -28,6 +28,7 @@ mod flow;
 mod fuzz_plans;
 mod grafana_dashboard;
 mod hostile_inputs;
+mod http2;
 mod http_common_head;
 mod http_conformance;
 mod http_debug;

@@ -281,6 +281,7 @@ fn get(url: &str) -> WireRequest {
         headers: vec![(http::header::HOST, target.host.clone())],
         target,
         body: Bytes::new(),
+        version: Default::default(),
     }
 }
 

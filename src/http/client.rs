@@ -17,10 +17,11 @@ use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
 use super::encode::encode;
 use super::error::Failure;
+use super::h2::{H2Conn, Retry};
 use super::hop::{Counters, How, Record, Recorded, Recorder};
 use super::outcome::ErrorKind;
 use super::proxy::{self, Proxies, Proxy};
-use super::request::WireRequest;
+use super::request::{HttpVersion, WireRequest};
 use super::response::Response;
 use super::stream::Stream;
 use super::tls::TlsSettings;
@@ -49,6 +50,8 @@ pub struct Exchange {
     pub sent: u64,
     /// The URL of the last request sent, when redirects were followed (JMeter's URL column shows it).
     pub final_url: Option<String>,
+    /// The HTTP version of the connection the last request went on; `None` when none was made.
+    pub protocol: Option<http::Version>,
 }
 
 impl Exchange {
@@ -109,6 +112,10 @@ pub struct Client {
     conn: Option<Conn>,
     /// Idle connections to other origins, least recently used first.
     parked: Vec<Conn>,
+    /// HTTP/2 connections, one per origin, least recently opened first.
+    h2: Vec<H2Conn>,
+    /// This user's TLS configuration offering only `http/1.1` and only `h2` by ALPN, made when a request asks.
+    alpn: [Option<Arc<ClientConfig>>; 2],
     /// What the exchange under way records, when asked ([`How::record`]); kept from one to the next.
     record: Option<Box<Recorder>>,
     /// The recorder of an earlier exchange, kept for the next one that records.
@@ -133,6 +140,8 @@ impl Client {
             look: true,
             conn: None,
             parked: Vec::new(),
+            h2: Vec::new(),
+            alpn: [None, None],
             live: None,
             record: None,
             spare: None,
@@ -200,6 +209,7 @@ impl Client {
         self.conn = None;
         self.record = None;
         self.parked.clear();
+        self.h2.clear();
         self.live = None;
     }
 
@@ -234,6 +244,7 @@ impl Client {
             bytes: 0,
             sent: 0,
             final_url: None,
+            protocol: None,
         };
         // Kept out of `ex`: an exchange that records nothing stays as small to move as it was.
         if record {
@@ -275,6 +286,7 @@ impl Client {
                 Err(_) => {
                     // The exchange was cut off mid-way: what crossed the wire is still on the counters.
                     self.conn = None;
+                    self.h2.retain(|c| c.origin != req.target.origin);
                     if let Some(stats) = self.live.take() {
                         settle(&stats, &mut ex);
                     }
@@ -345,6 +357,10 @@ impl Client {
         first_byte: &mut Option<Instant>,
     ) -> Result<(), Failure> {
         let origin = &req.target.origin;
+        if self.speaks_h2(req) {
+            // Boxed: its future would otherwise make every HTTP/1.1 request's larger.
+            return Box::pin(self.one_h2(req, keep.0, ex, connecting, first_byte, None)).await;
+        }
         // A connection taken out of the parked ones, or reached through a redirect, has sat idle: look.
         let look = self.switch_to(origin) || self.look;
         self.look = true;
@@ -367,10 +383,11 @@ impl Client {
             proxy::to_absolute_form(&mut wire, &req.target.host, p, own);
         }
         let mut attempt = 0;
+        let mut handoff = None;
         let out = loop {
             attempt += 1;
             if !reused {
-                let tls = match origin.https.then(|| self.tls_config()).transpose() {
+                let tls = match origin.https.then(|| self.tls_for(req.version)).transpose() {
                     Ok(tls) => tls,
                     Err(f) => break Err(f),
                 };
@@ -380,13 +397,18 @@ impl Client {
                 let t = Instant::now();
                 *connecting = Some(t);
                 // Boxed: connecting is rare and its future is large; inline, it would be copied with every request.
-                let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref())).await;
+                let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref(), false)).await;
                 ex.connect += t.elapsed();
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
                 settle(&stats, ex);
                 match opened {
-                    Ok(c) => self.conn = Some(c),
+                    Ok(Opened::H1(c)) => self.conn = Some(c),
+                    // ALPN chose HTTP/2.
+                    Ok(Opened::H2(c)) => {
+                        handoff = Some(c);
+                        break Ok(());
+                    }
                     Err(f) => break Err(f),
                 }
             }
@@ -395,6 +417,7 @@ impl Client {
             };
             conn.stats.reset();
             let result = conn.exchange(req, &wire, inline, keep, &mut ex.result).await;
+            ex.protocol = Some(http::Version::HTTP_11);
             let (nothing_sent, response_began) = (conn.stats.written() == 0, conn.first_read);
             let (reusable, out_of_step) = (conn.reusable(), conn.out_of_step());
             settle(&conn.stats, ex);
@@ -432,10 +455,175 @@ impl Client {
             }
         };
         give_back(wire);
+        if let Some(c) = handoff {
+            let out = Box::pin(self.one_h2(req, keep.0, ex, connecting, first_byte, Some(c))).await;
+            return match (out, via) {
+                (Err(f), Some(p)) => Err(through(f, &p)),
+                (out, _) => out,
+            };
+        }
         match (out, via) {
             (Err(f), Some(p)) => Err(through(f, &p)),
             (out, _) => out,
         }
+    }
+
+    /// Whether `req` goes over HTTP/2: it asks for it, or an HTTP/2 connection to its origin is open (ALPN
+    /// chose `h2` for it) and usable.
+    fn speaks_h2(&mut self, req: &WireRequest) -> bool {
+        match req.version {
+            HttpVersion::Http1 => false,
+            HttpVersion::Http2 => true,
+            HttpVersion::Auto if self.h2.is_empty() => false,
+            HttpVersion::Auto => {
+                let Some(i) = self.h2.iter().position(|c| c.origin == req.target.origin) else { return false };
+                let look = std::mem::replace(&mut self.look, true);
+                if self.h2[i].usable(look) {
+                    // Looked at just now: not again in `one_h2`.
+                    self.look = false;
+                    return true;
+                }
+                self.h2.remove(i);
+                false
+            }
+        }
+    }
+
+    /// Keeps an HTTP/2 connection; the oldest is closed when there would be more than a user keeps.
+    fn keep_h2(&mut self, c: H2Conn) {
+        self.h2.retain(|o| o.origin != c.origin);
+        if self.h2.len() > PARKED_ORIGINS {
+            self.h2.remove(0);
+        }
+        self.h2.push(c);
+    }
+
+    /// Sends a request over HTTP/2, on the user's connection to its origin or a new one (`fresh`, when it was
+    /// just opened and ALPN chose `h2`). A request the server did not process (REFUSED_STREAM, or above a
+    /// GOAWAY's last stream) is sent once more, as is an idempotent one whose reused connection ended before
+    /// any of the response came.
+    async fn one_h2(
+        &mut self,
+        req: &WireRequest,
+        keep: usize,
+        ex: &mut Exchange,
+        connecting: &mut Option<Instant>,
+        first_byte: &mut Option<Instant>,
+        fresh: Option<Box<H2Conn>>,
+    ) -> Result<(), Failure> {
+        let origin = &req.target.origin;
+        let mut reused = fresh.is_none();
+        if let Some(c) = fresh {
+            self.keep_h2(*c);
+        }
+        let mut look = std::mem::replace(&mut self.look, true);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let found = self.h2.iter().position(|c| c.origin == *origin);
+            let i = match found {
+                Some(i) if self.h2[i].usable(look) => i,
+                found => {
+                    if let Some(i) = found {
+                        self.h2.remove(i);
+                    }
+                    reused = false;
+                    let tls = match origin.https.then(|| self.tls_for(req.version)).transpose() {
+                        Ok(tls) => tls,
+                        Err(f) => return Err(f),
+                    };
+                    let stats = WireStats::new();
+                    self.live = Some(stats.clone());
+                    let t = Instant::now();
+                    *connecting = Some(t);
+                    // Through a proxy only in a CONNECT tunnel: cleartext HTTP/2 has no absolute form.
+                    let via = self.proxies.as_deref().and_then(|p| p.route(origin)).cloned();
+                    if let Some(p) = via.as_deref().filter(|_| !origin.https) {
+                        return Err(Failure::new(
+                            ErrorKind::ConnectFailed,
+                            format!("HTTP/2 without TLS (h2c) cannot go through the proxy {}: use https or http_version: 1.1", p.shown()),
+                        ));
+                    }
+                    let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref(), true)).await;
+                    ex.connect += t.elapsed();
+                    *connecting = None;
+                    settle(&stats, ex);
+                    match opened {
+                        Ok(Opened::H2(c)) => self.keep_h2(*c),
+                        Ok(Opened::H1(_)) => {
+                            ex.protocol = Some(http::Version::HTTP_11);
+                            return Err(Failure::new(
+                                ErrorKind::Tls,
+                                format!("{}:{} did not agree to HTTP/2 (ALPN)", origin.host, origin.port),
+                            ));
+                        }
+                        // A server that speaks no protocol ALPN offered may refuse the handshake instead.
+                        Err(f) if req.version == HttpVersion::Http2 && f.message.contains("NoApplicationProtocol") => {
+                            let message =
+                                format!("{}: the server did not agree to HTTP/2 (ALPN offered only h2)", f.message);
+                            return Err(Failure::new(f.kind, message));
+                        }
+                        Err(f) => return Err(f),
+                    }
+                    self.h2.len() - 1
+                }
+            };
+            look = true;
+            let conn = &mut self.h2[i];
+            conn.stats.reset();
+            if !self.live.as_ref().is_some_and(|l| Arc::ptr_eq(l, &conn.stats)) {
+                self.live = Some(conn.stats.clone());
+            }
+            let result = conn.exchange(req, keep, &mut ex.result).await;
+            ex.protocol = Some(http::Version::HTTP_2);
+            let (began, reusable) = (conn.first_read, conn.reusable());
+            settle(&conn.stats, ex);
+            match result {
+                Ok(size) => {
+                    if !reusable {
+                        self.h2.remove(i);
+                    }
+                    self.note_first_byte(began, first_byte);
+                    if let Some(r) = self.record.as_deref_mut() {
+                        r.body_size = size;
+                    }
+                    return Ok(());
+                }
+                Err(f) => {
+                    if !reusable || f.retry == Retry::IfNothingCame {
+                        self.h2.remove(i);
+                    }
+                    let again = attempt == 1
+                        && match f.retry {
+                            Retry::Safe => true,
+                            Retry::IfNothingCame => reused && began.is_none() && req.method.is_idempotent(),
+                            Retry::Never => false,
+                        };
+                    if again {
+                        continue;
+                    }
+                    self.note_first_byte(began, first_byte);
+                    return Err(f.failure);
+                }
+            }
+        }
+    }
+
+    /// This user's TLS configuration for a request: ALPN offers what its HTTP version allows.
+    #[cold]
+    fn tls_for(&mut self, version: HttpVersion) -> Result<Arc<ClientConfig>, Failure> {
+        let own = self.tls_config()?;
+        let (slot, protocol): (usize, &[u8]) = match version {
+            HttpVersion::Auto => return Ok(own),
+            HttpVersion::Http1 => (0, b"http/1.1"),
+            HttpVersion::Http2 => (1, b"h2"),
+        };
+        let config = self.alpn[slot].get_or_insert_with(|| {
+            let mut c = (*own).clone();
+            c.alpn_protocols = vec![protocol.to_vec()];
+            Arc::new(c)
+        });
+        Ok(config.clone())
     }
 
     /// Notes when the response began (or the exchange ended, when nothing came).
@@ -559,14 +747,22 @@ fn through(f: Failure, proxy: &Proxy) -> Failure {
     Failure { message, ..f }
 }
 
+/// A connection just opened, speaking the version ALPN (or the request, over plain TCP) chose.
+enum Opened {
+    H1(Conn),
+    H2(Box<H2Conn>),
+}
+
 /// Opens a connection: TCP (to the proxy when `via` names one, and through its tunnel for https), then the
-/// TLS handshake when `tls` is given; `stats` count it all.
+/// TLS handshake when `tls` is given; `stats` count it all. It speaks HTTP/2 when ALPN chose `h2`, or over
+/// plain TCP with `h2c` (prior knowledge).
 async fn open(
     origin: Arc<Origin>,
     tls: Option<Arc<ClientConfig>>,
     stats: Arc<WireStats>,
     via: Option<&Proxy>,
-) -> Result<Conn, Failure> {
+    h2c: bool,
+) -> Result<Opened, Failure> {
     let host = origin.host.as_str();
     let tls = match tls {
         Some(config) => {
@@ -587,7 +783,14 @@ async fn open(
             Stream::Tls(Box::new(tls))
         }
     };
-    Ok(Conn::new(origin, stream, stats))
+    let h2 = match &stream {
+        Stream::Tls(t) => t.get_ref().1.alpn_protocol() == Some(b"h2"),
+        Stream::Plain(_) => h2c,
+    };
+    if h2 {
+        return H2Conn::handshake(origin, stream, stats).await.map(|c| Opened::H2(Box::new(c)));
+    }
+    Ok(Opened::H1(Conn::new(origin, stream, stats)))
 }
 
 /// A TCP connection to `host:port`, to the first of its addresses that takes it.

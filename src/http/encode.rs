@@ -221,8 +221,13 @@ mod tests {
             vec![(ACCEPT, HeaderValue::from_static("*/*"))],
             vec![(HOST, HeaderValue::from_static("elsewhere")), (ACCEPT, HeaderValue::from_static("*/*"))],
         ] {
-            let req =
-                WireRequest { method: http::Method::GET, target: target.clone(), headers, body: Default::default() };
+            let req = WireRequest {
+                method: http::Method::GET,
+                target: target.clone(),
+                headers,
+                body: Default::default(),
+                version: Default::default(),
+            };
             encode(&req, &mut out).unwrap();
             assert_eq!(
                 String::from_utf8_lossy(&out),

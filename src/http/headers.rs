@@ -41,10 +41,23 @@ impl Headers {
         self.encoded
     }
 
+    /// Headers that came as a map (HTTP/2's, HPACK-decoded by h2).
+    pub(super) fn from_map(map: HeaderMap) -> Self {
+        let set_cookie = map.contains_key(http::header::SET_COOKIE);
+        let encoded = map.contains_key(http::header::CONTENT_ENCODING);
+        Self { raw: Bytes::new(), content_type: None, set_cookie, encoded, map: OnceCell::from(Box::new(map)) }
+    }
+
     /// The first Content-Type value, when it is visible ASCII (what `HeaderValue::to_str` accepts).
     pub fn content_type(&self) -> Option<&[u8]> {
-        let (start, len) = self.content_type?;
-        visible(&self.raw, start, len)
+        match self.content_type {
+            Some((start, len)) => visible(&self.raw, start, len),
+            None if self.raw.is_empty() => {
+                let value = self.map.get()?.get(http::header::CONTENT_TYPE)?;
+                value.to_str().is_ok().then(|| value.as_bytes())
+            }
+            None => None,
+        }
     }
 
     /// Whether the response sets cookies.

@@ -18,6 +18,20 @@ pub struct WireRequest {
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// The body bytes.
     pub body: Bytes,
+    /// The HTTP version to speak.
+    pub version: HttpVersion,
+}
+
+/// Which HTTP version a request is sent with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HttpVersion {
+    /// As ALPN agrees for https (HTTP/2 when the server picks `h2`, HTTP/1.1 otherwise), HTTP/1.1 for http.
+    #[default]
+    Auto,
+    /// HTTP/1.1 only (ALPN offers only `http/1.1`).
+    Http1,
+    /// HTTP/2 only: ALPN offers only `h2` over https; cleartext HTTP/2 with prior knowledge (h2c) for http.
+    Http2,
 }
 
 impl WireRequest {
@@ -48,7 +62,7 @@ impl WireRequest {
         }
         let (method, body) =
             if to_get { (Method::GET, Bytes::new()) } else { (self.method.clone(), self.body.clone()) };
-        WireRequest { method, target, headers, body }
+        WireRequest { method, target, headers, body, version: self.version }
     }
 }
 

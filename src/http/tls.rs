@@ -68,8 +68,8 @@ pub enum TlsError {
 }
 
 /// Builds the client configuration for a run's TLS settings: Mozilla's roots plus `ca`, or no verification
-/// at all with `insecure`; a client certificate when `client_cert` and `client_key` are given. HTTP/1.1 only
-/// is offered by ALPN, as that is all planrun speaks.
+/// at all with `insecure`; a client certificate when `client_cert` and `client_key` are given. ALPN offers
+/// `h2` and `http/1.1`, as browsers do.
 pub fn tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, TlsError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
@@ -92,7 +92,7 @@ pub fn tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, TlsError>
             .map_err(|source| TlsError::Refused { key: "client_key", path: key.clone(), source })?,
         _ => builder.with_no_client_auth(),
     };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 
@@ -207,7 +207,7 @@ mod tests {
         let a = shared_tls_config(&settings).unwrap();
         let b = shared_tls_config(&settings).unwrap();
         assert!(Arc::ptr_eq(&a, &b), "one configuration while one is held");
-        assert_eq!(a.alpn_protocols, vec![b"http/1.1".to_vec()]);
+        assert_eq!(a.alpn_protocols, vec![b"h2".to_vec(), b"http/1.1".to_vec()]);
         let insecure = shared_tls_config(&TlsSettings { insecure: true, ..Default::default() }).unwrap();
         assert!(!Arc::ptr_eq(&a, &insecure), "other settings, another configuration");
     }

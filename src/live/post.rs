@@ -79,7 +79,7 @@ impl Poster {
             all.push((AUTHORIZATION, auth.clone()));
         }
         all.push((CONTENT_LENGTH, HeaderValue::from(body.len())));
-        let request = WireRequest { method, target, headers: all, body };
+        let request = WireRequest { method, target, headers: all, body, version: Default::default() };
         let exchange = self.client.execute(&request, TIMEOUT, true, false).await;
         match exchange.result {
             Ok(r) if (200..300).contains(&r.status) => Answer::Accepted,

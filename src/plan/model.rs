@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-pub use crate::http::TlsSettings;
+pub use crate::http::{HttpVersion, TlsSettings};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -114,6 +114,8 @@ pub struct Defaults {
     /// The proxies the run uses: the command line's, the plan's or the environment's (set when the plan is
     /// prepared to run; none until then).
     pub proxies: Arc<crate::http::Proxies>,
+    /// The HTTP version requests speak unless they say.
+    pub http_version: HttpVersion,
 }
 
 /// How a group makes load.
@@ -413,6 +415,8 @@ pub struct RequestStep {
     /// Whether 3xx redirects are followed within the sample (`defaults.follow_redirects` unless the
     /// request says).
     pub follow_redirects: bool,
+    /// The HTTP version (`defaults.http_version` unless the request says).
+    pub http_version: HttpVersion,
     /// Checks on the response.
     pub asserts: Vec<Assertion>,
     /// Values captured from the response into the user's variables.

@@ -8,8 +8,8 @@ use http::header::{HeaderName, CONTENT_TYPE};
 
 use super::decode::{Ctx, Fields, Names};
 use super::model::{
-    Assertion, Body, Check, Defaults, ExtractFrom, Extractor, JsonExpect, JsonTpl, Part, RequestStep, StatusMatch,
-    TextExpect,
+    Assertion, Body, Check, Defaults, ExtractFrom, Extractor, HttpVersion, JsonExpect, JsonTpl, Part, RequestStep,
+    StatusMatch, TextExpect,
 };
 use super::node::{Node, Value};
 use super::{bounds, vocab};
@@ -53,6 +53,10 @@ pub fn request_step(
         Some(r) => cx.boolean(r, "follow_redirects"),
         None => Some(defaults.follow_redirects),
     };
+    let http_version = match f.get("http_version") {
+        Some(v) => http_version(cx, v),
+        None => Some(defaults.http_version),
+    };
     let asserts = match asserts {
         Some(a) => assertions(cx, a, names),
         None => Some(Vec::new()),
@@ -63,7 +67,7 @@ pub fn request_step(
     };
     let (method, url, query, own_headers, body, timeout, asserts, extract) =
         (method?, url?, query?, own_headers?, body?, timeout?, asserts?, extract?);
-    let follow_redirects = follow_redirects?;
+    let (follow_redirects, http_version) = (follow_redirects?, http_version?);
     if let Some(ct) = own_headers.iter().find(|(k, _)| *k == CONTENT_TYPE) {
         check_content_type(cx, &f, &body, ct);
     }
@@ -80,9 +84,36 @@ pub fn request_step(
         body,
         timeout,
         follow_redirects,
+        http_version,
         asserts,
         extract,
     })
+}
+
+/// `http_version`: `1.1`, `2` (`2.0` too) or `auto`, as a number or a string.
+pub fn http_version(cx: &mut Ctx, node: &Node) -> Option<HttpVersion> {
+    let text = match &node.value {
+        Value::Str(_) => cx.load_time_text(node, "http_version")?,
+        _ => cx.string(node, "http_version")?,
+    };
+    match text.trim() {
+        "1.1" => Some(HttpVersion::Http1),
+        "2" | "2.0" => Some(HttpVersion::Http2),
+        "auto" => Some(HttpVersion::Auto),
+        other => {
+            let hint = if other == "1" || other == "1.0" {
+                "planrun speaks HTTP/1.1, not 1.0: write 1.1"
+            } else {
+                "auto follows what the server picks by ALPN over https"
+            };
+            cx.error(
+                Diagnostic::new(node.span, format!("unknown HTTP version `{other}`"))
+                    .expected("1.1, 2 or auto")
+                    .hint(hint),
+            );
+            None
+        }
+    }
 }
 
 fn method(cx: &mut Ctx, node: &Node) -> Option<http::Method> {

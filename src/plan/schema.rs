@@ -130,6 +130,7 @@ fn own_shape(s: Shape) -> Value {
             json!({ "anyOf": [{ "type": "integer", "minimum": 0, "maximum": bounds::MAX_MS.end() }, duration()] })
         }
         Shape::MatchNo => json!({ "type": "integer", "minimum": -1 }),
+        Shape::HttpVersion => json!({ "enum": ["1.1", "2", "auto", 1.1, 2] }),
         Shape::Delimiter => {
             json!({ "type": "string", "pattern": r#"^(?:[\x00-\x09\x0B\x0C\x0E-\x21\x23-\x7F]|\\t)$"# })
         }

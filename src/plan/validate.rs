@@ -6,7 +6,7 @@ use std::time::Duration;
 use minijinja::value::Value as JValue;
 
 use super::decode::{Ctx, Names};
-use super::model::{Defaults, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
+use super::model::{Defaults, HttpVersion, Phase, Plan, Secrets, Step, Think, ThreadGroup, Threshold, TlsSettings};
 use super::node::{Node, Value};
 use super::steps::steps;
 use super::think::think;
@@ -306,6 +306,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
         tls: TlsSettings::default(),
         proxy: None,
         proxies: Default::default(),
+        http_version: HttpVersion::Auto,
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.object(node, &vocab::DEFAULTS)?;
@@ -349,6 +350,9 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
         if !value.is_empty() && !d.headers.iter().any(|(k, _)| *k == accept) {
             d.headers.push((accept, literal_tpl(cx, &value)));
         }
+    }
+    if let Some(v) = f.get("http_version") {
+        d.http_version = super::request::http_version(cx, v).unwrap_or_default();
     }
     Some(d)
 }

@@ -130,6 +130,8 @@ pub enum Shape {
     Between,
     /// A list of content codings (`compression:`).
     Codings,
+    /// An HTTP version: `1.1`, `2` or `auto`.
+    HttpVersion,
 }
 
 impl Shape {
@@ -162,6 +164,7 @@ impl Shape {
             Shape::Url => "URL",
             Shape::Between => "[min, max] durations",
             Shape::Codings => "list of content codings",
+            Shape::HttpVersion => "1.1, 2 or auto",
         }
     }
 }

@@ -99,6 +99,7 @@ fn sub_results(parent: &Sample, hops: &[Hop], late: Duration, masks: &Masks) -> 
                 grp_threads: parent.grp_threads,
                 all_threads: parent.all_threads,
                 url: Some(hop.url.as_str().into()),
+                protocol: parent.protocol,
                 detail: None,
             };
             masks.apply_to(&mut sub);

@@ -302,6 +302,7 @@ impl VirtualUser {
         sample.sent_bytes = ex.sent;
         // The body decoded from its Content-Encoding, when a check or an extractor read it.
         let mut decoded = None;
+        sample.protocol = ex.protocol;
         // Read where it lies: the response stays in the exchange (moved out, it was copied) for the detail.
         match &mut ex.result {
             Ok(resp) => {
@@ -417,6 +418,7 @@ fn failed(start_ms: u64, label: Arc<str>, thread: &ThreadId) -> Sample {
         grp_threads: 0,
         all_threads: 0,
         url: None,
+        protocol: None,
         detail: None,
     }
 }

@@ -141,7 +141,7 @@ pub(crate) fn render_reusing(
     if !body.is_empty() || matches!(step.method, Method::POST | Method::PUT | Method::PATCH) {
         headers.push((CONTENT_LENGTH, HeaderValue::from(body.len())));
     }
-    Ok(WireRequest { method: step.method.clone(), target, headers, body })
+    Ok(WireRequest { method: step.method.clone(), target, headers, body, version: step.http_version })
 }
 
 /// Room for most URLs, so that building one allocates once.

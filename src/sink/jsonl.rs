@@ -18,7 +18,8 @@ use crate::sample::{ErrorKind, Sample};
 /// Each line holds the JTL columns with the same values (times in whole ms, `response_code` as text), except
 /// that absent values are `null`: `data_type` of transactions and transport errors, `failure_message` when
 /// nothing failed, `url` of transactions. Added: `error_kind` (an [`ErrorKind`](crate::sample::ErrorKind)
-/// name or `null`) and the precise `elapsed_us`, `latency_us`, `connect_us`; when there are any, the sample's
+/// name or `null`), the precise `elapsed_us`, `latency_us`, `connect_us`, and `protocol` (`HTTP/1.1`, `HTTP/2`, or
+/// `null` when no connection was made); when there are any, the sample's
 /// `sub_results` (lines of the same shape, nested) and, with [`with_bodies`](Self::with_bodies), a failed
 /// response's `response_body` and `response_body_size`; `decoded_bytes`, the body's size after its
 /// Content-Encoding was undone, when something decoded it.
@@ -55,6 +56,7 @@ struct Row<'a> {
     elapsed_us: u64,
     latency_us: u64,
     connect_us: u64,
+    protocol: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_body: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,6 +92,7 @@ impl<'a> Row<'a> {
             elapsed_us: s.elapsed_us,
             latency_us: s.latency_us,
             connect_us: s.connect_us,
+            protocol: s.protocol_name(),
             response_body: None,
             response_body_size: None,
             sub_results: Vec::new(),
@@ -201,7 +204,8 @@ mod tests {
             "response_message": "Accepted", "thread_name": "senders 1-17", "data_type": "text", "success": true,
             "failure_message": null, "bytes": 213, "sent_bytes": 187, "grp_threads": 2, "all_threads": 3,
             "url": "http://127.0.0.1:13013/cgi-bin/sendsms?to=1&text=Hello+world", "latency": 4, "idle_time": 0,
-            "connect": 1, "error_kind": null, "elapsed_us": 4999, "latency_us": 4100, "connect_us": 1500
+            "connect": 1, "error_kind": null, "elapsed_us": 4999, "latency_us": 4100, "connect_us": 1500,
+            "protocol": "HTTP/1.1"
         });
         assert_eq!(got, vec![expected]);
     }

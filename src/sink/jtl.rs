@@ -484,6 +484,7 @@ timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success
                 grp_threads,
                 all_threads,
                 url: url.map(SampleUrl::from),
+                protocol: None,
                 detail: None,
             },
         )

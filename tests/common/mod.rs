@@ -780,3 +780,4 @@ pub fn skip(tool: &str, require: &str, why: &str) {
 
 mod load_run;
 pub use load_run::{json_lines, read_json, LoadRun, Ran};
+pub mod h2_server;

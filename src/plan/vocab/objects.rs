@@ -129,6 +129,15 @@ pub static DEFAULTS: Object = Object {
         .default("10485760")
         .examples("[1048576]"),
         key(
+            "http_version",
+            Ty::Shape(Shape::HttpVersion),
+            "The HTTP version of every request unless a request says otherwise: `2` speaks HTTP/2 (ALPN offers only \
+                `h2` over https; cleartext HTTP/2 with prior knowledge over http), `1.1` HTTP/1.1 only, `auto` \
+                HTTP/2 over https when the server picks `h2` by ALPN, else HTTP/1.1.",
+        )
+        .default("auto")
+        .examples(r#"["2", "1.1"]"#),
+        key(
             "tls",
             Ty::Object(&TLS),
             "TLS settings for https targets; certificates are verified against Mozilla's root certificates (bundled) \

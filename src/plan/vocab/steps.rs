@@ -271,6 +271,13 @@ pub static REQUEST: Object = Object {
         )
         .otherwise("defaults.follow_redirects")
         .examples("[false]"),
+        key(
+            "http_version",
+            Ty::Shape(Shape::HttpVersion),
+            "This request's HTTP version, instead of defaults.http_version.",
+        )
+        .otherwise("defaults.http_version")
+        .examples(r#"["2", "1.1"]"#),
     ],
 };
 

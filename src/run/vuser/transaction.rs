@@ -84,6 +84,7 @@ impl Transactions {
             grp_threads: active.groups[group].load(Ordering::Relaxed),
             all_threads: active.all.load(Ordering::Relaxed),
             url: None,
+            protocol: None,
             detail: None,
         })
     }

@@ -1,0 +1,358 @@
+//! HTTP/2 through the binary: cleartext with prior knowledge (`http_version: 2`) against an in-process server
+//! on the h2 crate's server side, its hostile cases (RST_STREAM, REFUSED_STREAM, GOAWAY, SETTINGS limits, flow
+//! control, a reset mid-stream), and HTTP/2 over TLS by ALPN against Debian's nginx with a test CA.
+
+use crate::common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::h2_server::{H2Counts, H2Server, H2Settings};
+use common::{num, LoadRun, Ran, Server, TempDir};
+
+fn get(path: &str) -> String {
+    format!("      - name: get\n        request:\n          url: {path}\n")
+}
+
+/// A run of `users` x `loops` GETs of `path` with `defaults.http_version: 2`.
+fn h2c_run(name: &str, server: &H2Server, path: &str, users: u32, loops: u32) -> Ran {
+    let dir = TempDir::new(name);
+    LoadRun::new(name, &server.url())
+        .defaults("  http_version: 2")
+        .users(users, loops)
+        .steps(&get(path))
+        .json()
+        .run_any(&dir, &[])
+}
+
+fn protocols(ran: &Ran) -> Vec<String> {
+    ran.json.iter().map(|j| j["protocol"].as_str().unwrap_or("null").to_string()).collect()
+}
+
+fn messages(ran: &Ran) -> Vec<String> {
+    ran.jtl.rows.iter().map(|r| r["responseMessage"].clone()).collect()
+}
+
+#[test]
+fn h2c_with_prior_knowledge_sends_every_request_over_http2_one_connection_per_user() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-ok", &server, "/ok", 2, 5);
+    assert_eq!(ran.out.status.code(), Some(0), "{}", common::describe(&ran.out));
+    assert_eq!(ran.jtl.rows.len(), 10);
+    assert_eq!(server.get(|c: &H2Counts| &c.answered), 10, "rows = requests the server answered");
+    assert_eq!(server.get(|c: &H2Counts| &c.connections), 2, "one connection per user");
+    assert!(protocols(&ran).iter().all(|p| p == "HTTP/2"), "{:?}", protocols(&ran));
+    for row in &ran.jtl.rows {
+        assert_eq!((row["responseCode"].as_str(), row["responseMessage"].as_str()), ("200", "OK"));
+        assert!(num(row, "bytes") > 0 && num(row, "sentBytes") > 0, "{row:?}");
+    }
+    // The JTL is the same file for both versions: the same columns.
+    let h1 = Server::start();
+    let dir = TempDir::new("h2c-ok-h1");
+    let ran1 = LoadRun::new("h1", &h1.url()).steps(&get("/ok")).json().run(&dir, &[]);
+    assert_eq!(ran1.jtl.header, ran.jtl.header);
+    assert_eq!(protocols(&ran1), ["HTTP/1.1"]);
+}
+
+#[test]
+fn a_request_may_force_http_1_1_under_a_default_of_http2() {
+    let server = Server::start();
+    let dir = TempDir::new("h2-force-1-1");
+    let steps = "      - name: get\n        request:\n          url: /ok\n          http_version: 1.1\n";
+    let ran = LoadRun::new("force", &server.url()).defaults("  http_version: 2").steps(steps).json().run(&dir, &[]);
+    assert_eq!(ran.jtl.rows[0]["responseCode"], "200");
+    assert_eq!(protocols(&ran), ["HTTP/1.1"]);
+    assert_eq!(server.count(), 1);
+}
+
+#[test]
+fn http2_to_a_server_that_speaks_only_http_1_1_is_a_failed_sample() {
+    let server = Server::start();
+    let dir = TempDir::new("h2c-to-h1");
+    let ran = LoadRun::new("h2c-h1", &server.url()).defaults("  http_version: 2").steps(&get("/ok")).run_any(&dir, &[]);
+    assert_eq!(ran.jtl.rows.len(), 1);
+    assert_eq!(ran.jtl.rows[0]["success"], "false");
+    assert!(ran.jtl.rows[0]["responseCode"].starts_with("Non HTTP response code"), "{:?}", ran.jtl.rows[0]);
+}
+
+#[test]
+fn a_post_body_respects_the_servers_settings_and_flow_control() {
+    // One stream at a time, the smallest frames, and a 1 KiB window: 100 KiB go out in window-sized pieces.
+    let server = H2Server::with_settings(H2Settings {
+        max_concurrent_streams: Some(1),
+        initial_window_size: Some(1024),
+        max_frame_size: Some(16_384),
+    });
+    let dir = TempDir::new("h2c-post");
+    let steps = format!(
+        "      - name: post\n        request:\n          method: POST\n          url: /echo-size\n          body: \"{}\"\n        \
+         assert:\n          - body_contains: \"102400\"\n",
+        "y".repeat(102_400)
+    );
+    let ran = LoadRun::new("post", &server.url())
+        .defaults("  http_version: 2")
+        .users(2, 3)
+        .steps(&steps)
+        .json()
+        .run(&dir, &[]);
+    assert_eq!(ran.jtl.rows.len(), 6);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    assert_eq!(server.get(|c: &H2Counts| &c.body_bytes), 6 * 102_400);
+    assert_eq!(server.get(|c: &H2Counts| &c.answered), 6);
+    assert!(ran.jtl.rows.iter().all(|r| num(r, "sentBytes") > 102_400));
+}
+
+#[test]
+fn a_10_mb_body_arrives_whole_through_flow_control() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-10mb", &server, "/bytes/10485760", 1, 2);
+    assert_eq!(ran.out.status.code(), Some(0), "{}", common::describe(&ran.out));
+    assert_eq!(ran.jtl.rows.len(), 2);
+    for row in &ran.jtl.rows {
+        assert_eq!(row["success"], "true", "{row:?}");
+        // The body plus its frames' headers and the response head, as counted on the socket.
+        assert!((10_485_760..10_485_760 + 64 * 1024).contains(&num(row, "bytes")), "{row:?}");
+    }
+    assert_eq!(server.get(|c: &H2Counts| &c.answered), 2);
+    assert_eq!(server.get(|c: &H2Counts| &c.connections), 1);
+}
+
+#[test]
+fn rst_stream_is_a_failed_sample_that_names_it_and_the_connection_goes_on() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-reset", &server, "/reset", 1, 3);
+    assert_eq!(ran.jtl.rows.len(), 3);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 3, "not retried: the server may have acted on it");
+    for row in &ran.jtl.rows {
+        assert_eq!(row["success"], "false");
+        assert_eq!(row["responseCode"], "Non HTTP response code: ConnectionReset");
+        assert!(row["responseMessage"].contains("RST_STREAM INTERNAL_ERROR"), "{row:?}");
+    }
+    assert_eq!(server.get(|c: &H2Counts| &c.connections), 1, "a reset stream leaves the connection usable");
+    assert!(protocols(&ran).iter().all(|p| p == "HTTP/2"));
+}
+
+#[test]
+fn a_refused_stream_is_sent_again_as_the_server_did_not_process_it() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-refused", &server, "/refuse-first", 2, 3);
+    assert_eq!(ran.jtl.rows.len(), 6);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    assert_eq!(server.get(|c: &H2Counts| &c.answered), 6, "rows = requests answered");
+    // Each user's first stream was refused once, then sent again on the same connection.
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 8);
+    assert_eq!(server.get(|c: &H2Counts| &c.connections), 2);
+}
+
+#[test]
+fn a_graceful_goaway_moves_the_next_request_to_a_new_connection() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-goaway", &server, "/goaway-after", 1, 4);
+    assert_eq!(ran.jtl.rows.len(), 4);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    assert_eq!(server.get(|c: &H2Counts| &c.answered), 4);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 4);
+    // A graceful GOAWAY still takes the streams that cross it (it names the last one only after a PING), so a
+    // connection carries one or two requests.
+    let connections = server.get(|c: &H2Counts| &c.connections);
+    assert!((2..=4).contains(&connections), "{connections} connections");
+}
+
+#[test]
+fn an_abrupt_goaway_without_a_response_is_a_failed_sample() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-goaway-abrupt", &server, "/goaway-abrupt", 1, 2);
+    assert_eq!(ran.jtl.rows.len(), 2);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 2, "the server took each stream: not sent again");
+    for row in &ran.jtl.rows {
+        assert_eq!(row["success"], "false");
+        assert!(row["responseCode"].starts_with("Non HTTP response code: "), "{row:?}");
+        assert!(
+            row["responseMessage"].contains("GOAWAY INTERNAL_ERROR")
+                || row["responseMessage"].contains("Connection closed before the response was complete"),
+            "{row:?}"
+        );
+    }
+}
+
+#[test]
+fn a_connection_reset_mid_body_is_a_failed_sample() {
+    let server = H2Server::start();
+    let ran = h2c_run("h2c-cut", &server, "/cut", 1, 2);
+    assert_eq!(ran.jtl.rows.len(), 2);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 2, "a response had begun: not sent again");
+    for row in &ran.jtl.rows {
+        assert_eq!(row["success"], "false");
+        assert_eq!(row["responseCode"], "Non HTTP response code: ConnectionReset", "{row:?}");
+    }
+}
+
+#[test]
+fn http_version_takes_1_1_2_or_auto_and_says_where_it_is_wrong() {
+    let dir = TempDir::new("h2-bad-version");
+    let validate = |dir: &TempDir, version: &str| {
+        let plan =
+            LoadRun::new("v", "http://127.0.0.1:1").defaults(&format!("  http_version: {version}")).steps(&get("/ok"));
+        let path = dir.write("plan.yaml", plan.yaml());
+        common::planrun(dir.path(), ["validate", path.to_str().unwrap()])
+    };
+    let out = validate(&dir, "3");
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    let err = common::stderr(&out);
+    assert!(err.contains("plan.yaml:4:17") && err.contains("unknown HTTP version `3`"), "{err}");
+    assert!(err.contains("1.1, 2 or auto"), "{err}");
+    for ok in ["1.1", "2", "\"2\"", "auto"] {
+        let dir = TempDir::new("h2-good-version");
+        let out = validate(&dir, ok);
+        assert_eq!(out.status.code(), Some(0), "{ok}: {}", common::describe(&out));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// nginx over TLS, HTTP/2 by ALPN
+// ---------------------------------------------------------------------------------------------------------
+
+/// Debian's nginx, on a loopback port with `http2` and TLS from a test CA, logging each request.
+struct Nginx {
+    child: Child,
+    port: u16,
+    /// A port where it speaks only HTTP/1.1 (no `http2`), over TLS too.
+    h1_port: u16,
+    dir: TempDir,
+}
+
+impl Nginx {
+    fn start(name: &str) -> Option<Nginx> {
+        let bin = ["/usr/sbin/nginx", "nginx"].into_iter().find(|b| {
+            Command::new(b).arg("-v").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+        });
+        let Some(bin) = bin else {
+            common::skip("nginx", "PLANRUN_REQUIRE_NGINX", "no nginx binary (apt-get install nginx-light)");
+            return None;
+        };
+        let dir = TempDir::new(name);
+        let (ca, cert, key) = test_ca();
+        dir.write("ca.pem", ca);
+        dir.write("server.pem", cert);
+        dir.write("server.key", key);
+        let free = || std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let (port, h1_port) = (free(), free());
+        let d = dir.path().display();
+        let conf = format!(
+            "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n  access_log {d}/access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  \
+             fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
+             server {{\n    listen 127.0.0.1:{port} ssl http2;\n    ssl_certificate {d}/server.pem;\n    \
+             ssl_certificate_key {d}/server.key;\n    keepalive_requests 100000;\n    \
+             location / {{ default_type text/plain; return 200 \"ok\"; }}\n  }}\n  \
+             server {{\n    listen 127.0.0.1:{h1_port} ssl;\n    ssl_certificate {d}/server.pem;\n    \
+             ssl_certificate_key {d}/server.key;\n    location / {{ return 200 \"ok\"; }}\n  }}\n}}\n"
+        );
+        let conf = dir.write("nginx.conf", conf);
+        let child = Command::new(bin)
+            .args(["-p", &d.to_string(), "-c", conf.to_str().unwrap(), "-e", &format!("{d}/error.log")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx");
+        // Held from here, so it is stopped (and waited for) on every path.
+        let nginx = Nginx { child, port, h1_port, dir };
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(nginx);
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let dir = &nginx.dir;
+        let log = std::fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+        panic!("nginx did not listen on {port}: {log}");
+    }
+
+    fn log_lines(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default();
+        text.lines().map(str::to_string).collect()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A test CA's certificate, and a server certificate it signed for 127.0.0.1 and localhost with its key (PEM).
+fn test_ca() -> (String, String, String) {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.distinguished_name.push(DnType::CommonName, "planrun h2 test CA");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let params = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()]).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    (ca_cert.pem(), cert.pem(), key.serialize_pem())
+}
+
+#[test]
+fn nginx_over_tls_is_reached_over_http2_by_alpn_with_rows_equal_to_its_log() {
+    let Some(nginx) = Nginx::start("h2-nginx") else { return };
+    let dir = TempDir::new("h2-nginx-run");
+    std::fs::copy(nginx.dir.join("ca.pem"), dir.join("ca.pem")).unwrap();
+    let url = format!("https://127.0.0.1:{}", nginx.port);
+    let steps =
+        "      - name: get\n        request:\n          url: /ok\n        assert:\n          - status: 200\n          \
+                 - body_contains: ok\n";
+    let ran = LoadRun::new("nginx-h2", &url)
+        .defaults("  tls:\n    ca: ca.pem")
+        .users(3, 7)
+        .steps(steps)
+        .json()
+        .run(&dir, &["--http-debug-first", "1"]);
+    assert_eq!(ran.jtl.rows.len(), 21);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    assert!(protocols(&ran).iter().all(|p| p == "HTTP/2"), "{:?}", protocols(&ran));
+    let log = nginx.log_lines();
+    assert_eq!(log.len(), 21, "rows = nginx's access log");
+    assert!(log.iter().all(|l| l.contains("\"GET /ok HTTP/2.0\" 200")), "{log:?}");
+    assert!(ran.stderr().contains("HTTP/2") || ran.stdout().contains("HTTP/2"), "--http-debug shows the version");
+
+    // Forced to HTTP/1.1, ALPN offers only http/1.1 and nginx answers over it.
+    let dir = TempDir::new("h2-nginx-run-1-1");
+    std::fs::copy(nginx.dir.join("ca.pem"), dir.join("ca.pem")).unwrap();
+    let ran = LoadRun::new("nginx-h1", &url)
+        .defaults("  tls:\n    ca: ca.pem\n  http_version: 1.1")
+        .users(1, 2)
+        .steps(steps)
+        .json()
+        .run(&dir, &[]);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    assert_eq!(protocols(&ran), ["HTTP/1.1", "HTTP/1.1"]);
+    let log = nginx.log_lines();
+    assert_eq!(log.len(), 23);
+    assert!(log[21..].iter().all(|l| l.contains("\"GET /ok HTTP/1.1\" 200")), "{log:?}");
+
+    // Where nginx does not speak HTTP/2, ALPN chooses http/1.1 by default, and `http_version: 2` fails saying
+    // why, before any request is sent.
+    let dir = TempDir::new("h2-nginx-run-h1-only");
+    std::fs::copy(nginx.dir.join("ca.pem"), dir.join("ca.pem")).unwrap();
+    let h1_url = format!("https://127.0.0.1:{}", nginx.h1_port);
+    let steps_both =
+        format!("{steps}      - name: forced\n        request:\n          url: /ok\n          http_version: 2\n");
+    let ran = LoadRun::new("nginx-h1-only", &h1_url)
+        .defaults("  tls:\n    ca: ca.pem")
+        .steps(&steps_both)
+        .json()
+        .run_any(&dir, &[]);
+    assert_eq!(ran.jtl.rows.len(), 2);
+    assert_eq!((ran.jtl.rows[0]["success"].as_str(), protocols(&ran)[0].as_str()), ("true", "HTTP/1.1"));
+    let forced = &ran.jtl.rows[1];
+    assert_eq!(forced["success"], "false");
+    assert_eq!(forced["responseCode"], "Non HTTP response code: Tls", "{forced:?}");
+    assert!(forced["responseMessage"].contains("did not agree to HTTP/2 (ALPN"), "{forced:?}");
+    assert_eq!(nginx.log_lines().len(), 24, "the forced request never reached nginx");
+}
