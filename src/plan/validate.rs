@@ -298,6 +298,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
         cookies: true,
         max_body: DEFAULT_MAX_BODY,
         tls: TlsSettings::default(),
+        keep_alive: true,
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.object(node, &vocab::DEFAULTS)?;
@@ -315,10 +316,11 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     if let Some(t) = f.get("timeout") {
         d.timeout = cx.duration(t, "timeout").unwrap_or(d.timeout);
     }
+    let mut own = Vec::new();
     if let Some(h) = f.get("headers") {
-        let own = super::request::headers(cx, h, names).unwrap_or_default();
+        own = super::request::headers(cx, h, names).unwrap_or_default();
         d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o == k));
-        d.headers.extend(own);
+        d.headers.extend(own.iter().cloned());
     }
     if let Some(r) = f.get("follow_redirects") {
         d.follow_redirects = cx.boolean(r, "follow_redirects").unwrap_or(true);
@@ -331,6 +333,10 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names) -> Option<Defaults
     }
     if let Some(t) = f.get("tls") {
         d.tls = tls(cx, t).unwrap_or_default();
+    }
+    if let Some(k) = f.get("keep_alive") {
+        d.keep_alive = cx.boolean(k, "keep_alive").unwrap_or(true);
+        super::request::check_connection(cx, d.keep_alive, Some(k), &own, f.get("headers"));
     }
     Some(d)
 }
@@ -364,7 +370,7 @@ fn tls(cx: &mut Ctx, node: &Node) -> Option<TlsSettings> {
     Some(t)
 }
 
-fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
+pub(super) fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
     cx.templates.add(text).map(|(t, _)| t).expect("a literal always compiles")
 }
 

@@ -135,6 +135,14 @@ pub static DEFAULTS: Object = Object {
                 and `ca`, unless insecure.",
         )
         .examples(r#"[{ "ca": "certs/ca.pem" }, { "insecure": true }]"#),
+        key(
+            "keep_alive",
+            Ty::Bool,
+            "Keep each user's connection open for its next request (JMeter's \"Use KeepAlive\"); false sends every \
+                request with `Connection: close` on a new connection; a request may say otherwise.",
+        )
+        .default("true")
+        .examples("[false]"),
     ],
 };
 
