@@ -1,6 +1,7 @@
 //! One virtual user's HTTP engine: a keep-alive connection per origin (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -83,6 +84,18 @@ const PARKED_ORIGINS: usize = 3;
 /// used again.
 const IDLE_LOOK: Duration = Duration::from_millis(1);
 
+/// How long a user keeps the addresses a host name resolved to, so that a user opening a connection per request
+/// does not ask the resolver (a hop to a blocking thread, a read of /etc/hosts at least) each time. Java keeps a
+/// lookup 30 s by default, and JMeter with it.
+const RESOLVED_FOR: Duration = Duration::from_secs(30);
+
+/// The addresses of an origin's host, kept until `until`.
+struct Resolved {
+    origin: Arc<Origin>,
+    addrs: Arc<[SocketAddr]>,
+    until: Instant,
+}
+
 /// What a run's clients count about their connections, shared by all of them.
 #[derive(Debug, Default)]
 pub struct ConnectionCounts {
@@ -120,6 +133,8 @@ pub struct Client {
     timer: Deadline,
     /// Where out-of-step connections are counted, when the run counts them.
     counts: Option<Arc<ConnectionCounts>>,
+    /// The addresses of the hosts the user connected to last (one per origin it holds a connection to).
+    resolved: Vec<Resolved>,
 }
 
 impl Client {
@@ -138,6 +153,7 @@ impl Client {
             tls: TlsSource::Default,
             timer: Deadline::default(),
             counts: None,
+            resolved: Vec::new(),
         }
     }
 
@@ -356,15 +372,26 @@ impl Client {
                 self.live = Some(stats.clone());
                 let t = Instant::now();
                 *connecting = Some(t);
-                // Boxed: connecting is rare and its future is large; inline, it would be copied with every request.
-                let opened = Box::pin(open(origin.clone(), tls, stats.clone())).await;
+                let known = self.known_addresses(origin, t);
+                // Boxed: connecting is rarer than reusing and its future is large; inline, it would be copied
+                // with every request.
+                let opened = Box::pin(open(origin.clone(), known, tls, stats.clone())).await;
                 ex.connect += t.elapsed();
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
                 settle(&stats, ex);
                 match opened {
-                    Ok(c) => self.conn = Some(c),
-                    Err(f) => break Err(f),
+                    Ok((c, addrs)) => {
+                        self.conn = Some(c);
+                        if let Some(addrs) = addrs {
+                            self.remember(origin, addrs, t);
+                        }
+                    }
+                    Err(f) => {
+                        // The host may have moved: ask the resolver again next time.
+                        self.resolved.retain(|r| r.origin != *origin);
+                        break Err(f);
+                    }
                 }
             }
             let Some(conn) = self.conn.as_mut() else {
@@ -410,6 +437,30 @@ impl Client {
         };
         give_back(wire);
         out
+    }
+
+    /// The addresses of `origin`'s host when they are known at `now`: resolved less than [`RESOLVED_FOR`] ago,
+    /// or an IP address.
+    fn known_addresses(&mut self, origin: &Arc<Origin>, now: Instant) -> Option<Arc<[SocketAddr]>> {
+        if let Some(r) = self.resolved.iter().find(|r| r.origin == *origin && now < r.until) {
+            return Some(r.addrs.clone());
+        }
+        let ip = origin.host.parse::<IpAddr>().ok()?;
+        let addrs: Arc<[SocketAddr]> = Arc::new([SocketAddr::new(ip, origin.port)]);
+        self.remember(origin, addrs.clone(), now);
+        Some(addrs)
+    }
+
+    /// Keeps the addresses `origin`'s host resolved to at `now`, for the user's next connections (forgetting
+    /// those of the origin used longest ago when the user holds more than it keeps connections for).
+    #[cold]
+    fn remember(&mut self, origin: &Arc<Origin>, addrs: Arc<[SocketAddr]>, now: Instant) {
+        self.resolved.retain(|r| r.origin != *origin);
+        if self.resolved.len() > PARKED_ORIGINS {
+            self.resolved.remove(0);
+        }
+        let until = now.checked_add(RESOLVED_FOR).unwrap_or(now);
+        self.resolved.push(Resolved { origin: origin.clone(), addrs, until });
     }
 
     /// Notes when the response began (or the exchange ended, when nothing came).
@@ -523,8 +574,14 @@ fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
 }
 
-/// Opens a connection: TCP, then the TLS handshake when `tls` is given; `stats` count it all.
-async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<WireStats>) -> Result<Conn, Failure> {
+/// Opens a connection to `known` addresses, or to those the host resolves to (returned, to be kept): TCP, then
+/// the TLS handshake when `tls` is given; `stats` count it all.
+async fn open(
+    origin: Arc<Origin>,
+    known: Option<Arc<[SocketAddr]>>,
+    tls: Option<Arc<ClientConfig>>,
+    stats: Arc<WireStats>,
+) -> Result<(Conn, Option<Arc<[SocketAddr]>>), Failure> {
     let host = origin.host.as_str();
     let tls = match tls {
         Some(config) => {
@@ -534,13 +591,16 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
         }
         None => None,
     };
-    let addrs: Vec<_> = match tokio::net::lookup_host((host, origin.port)).await {
-        Ok(a) => a.collect(),
-        Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
+    let (addrs, resolved) = match known {
+        Some(addrs) => (addrs, false),
+        None => match Box::pin(tokio::net::lookup_host((host, origin.port))).await {
+            Ok(a) => (a.collect::<Arc<[SocketAddr]>>(), true),
+            Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
+        },
     };
     let mut last = None;
     let mut stream = None;
-    for addr in addrs {
+    for &addr in addrs.iter() {
         match TcpStream::connect(addr).await {
             Ok(s) => {
                 stream = Some(s);
@@ -558,12 +618,40 @@ async fn open(origin: Arc<Origin>, tls: Option<Arc<ClientConfig>>, stats: Arc<Wi
     let stream = match tls {
         None => Stream::Plain(Counting::new(stream, stats.clone())),
         Some((connector, name)) => {
-            let tls = connector
-                .connect(name, Counting::new(stream, stats.clone()))
+            // Boxed: the handshake's future holds the TLS connection's state; inline, every plain connection
+            // would allocate room for it.
+            let tls = Box::pin(connector.connect(name, Counting::new(stream, stats.clone())))
                 .await
                 .map_err(|e| Failure::tls_handshake(&e))?;
             Stream::Tls(Box::new(tls))
         }
     };
-    Ok(Conn::new(origin, stream, stats))
+    Ok((Conn::new(origin, stream, stats), resolved.then_some(addrs)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(host: &str) -> Arc<Origin> {
+        Arc::new(Origin { https: false, host: host.into(), port: 80 })
+    }
+
+    #[test]
+    fn addresses_are_kept_for_a_while_per_origin() {
+        let mut client = Client::new(false, 0);
+        let now = Instant::now();
+        let (named, ip) = (origin("example.test"), origin("127.0.0.1"));
+        assert!(client.known_addresses(&named, now).is_none(), "a name is resolved the first time");
+        let addrs: Arc<[SocketAddr]> = Arc::new(["10.0.0.1:80".parse().unwrap()]);
+        client.remember(&named, addrs.clone(), now);
+        assert_eq!(client.known_addresses(&named, now + Duration::from_secs(1)), Some(addrs));
+        assert!(client.known_addresses(&named, now + RESOLVED_FOR).is_none(), "and again once it is old");
+        let literal = client.known_addresses(&ip, now).expect("an IP address needs no resolver");
+        assert_eq!(&*literal, &["127.0.0.1:80".parse::<SocketAddr>().unwrap()]);
+        for i in 0..10 {
+            client.remember(&origin(&format!("h{i}.test")), literal.clone(), now);
+        }
+        assert_eq!(client.resolved.len(), PARKED_ORIGINS + 1, "as many as the user keeps connections to");
+    }
 }
