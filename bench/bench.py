@@ -13,8 +13,8 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below);
-                    "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall close tls" (see PARTS
+                    below); "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
     BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
     CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
     ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
@@ -44,7 +44,7 @@ BIG_USERS = 19000
 MANY_USERS = 10000
 STALL_SECONDS = 2
 HANG_GUARD = 120  # seconds a run may overrun its DURATION before it is killed
-ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall"
+ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall close tls"
 # Parts that run only when named: the load-test tools users pick, on planrun's own workload.
 TOOL_PARTS = "tools crowd"
 THINK = "2s"
@@ -72,11 +72,18 @@ SCENARIOS = {
     "gen": (["json-1", "json-all", "json-seg"], CONNS, "nginx", 0),
     "tools": (PEER_TOOLS, PEER_USERS, "counted", 0),
     "crowd": (PEER_TOOLS, CROWD_USERS, "counted", CROWD_RAMP),
+    # A new connection per request (`Connection: close`), plain and over TLS; keep-alive over TLS; the peak RSS
+    # of 10,000 keep-alive users over TLS and, in the same rounds, over plain HTTP.
+    "close": (["wrk-close", "close-1", "close-base"], CONNS, "nginx", 0),
+    "tlsclose": (["wrk-close", "close-1", "close-base"], CONNS, "nginxtls", 0),
+    "tls": (["wrk", "cores1", "base"], CONNS, "nginxtls", 0),
+    "tlsusers": (["users-1", "users-base", "users-plain"], MANY_USERS, "nginxtls", 10),
 }
 # The parts (PARTS) and the scenarios each runs in rounds; big, cg, icache and stall run their own way.
 PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cpu": ["cpu"], "cpu32k": ["cpu32k"],
-                  "users": ["users", "think"], "gen": ["gen"], "tools": ["tools"], "crowd": ["crowd"]}
-BASE_TOOLS = {"base", "users-base", "think-base"}
+                  "users": ["users", "think"], "gen": ["gen"], "tools": ["tools"], "crowd": ["crowd"],
+                  "close": ["close", "tlsclose"], "tls": ["tls", "tlsusers"]}
+BASE_TOOLS = {"base", "users-base", "think-base", "close-base"}
 LABELS = {
     "planrun": "planrun (GET, templated query, assertion, JTL)",
     "planrun-post": "planrun (POST, templated query + body, assertion, JTL)",
@@ -215,6 +222,14 @@ class Bench:
         for loops in (600, 3000):
             self.plans[f"loops{loops}"] = self.derived(
                 f"loops{loops}.yaml", get.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
+        # The same over TLS (nginx's self-signed certificate) and with a new connection per request: the header
+        # that `keep_alive: false` sends, written out so that a BASE build without that key runs the same plan.
+        close, tls = "  headers: { Connection: close }\n", "  tls: { insecure: true }\n"
+        for name, extra in (("close", close), ("tls", tls), ("tlsclose", close + tls)):
+            text = get.replace("  timeout: 10s\n", "  timeout: 10s\n" + extra)
+            self.plans[name] = self.derived(f"{name}.yaml", text)
+            self.plans[f"{name}-loops"] = self.derived(
+                f"{name}-loops.yaml", text.replace('duration: "{{ props.duration }}"', "loops: 600"))
 
     def derived(self, name, text):
         path = self.path(name)
@@ -248,6 +263,22 @@ class Bench:
             run["nginx_pct"] = 100 * (self.nginx_ticks() - ticks) / os.sysconf("SC_CLK_TCK") / wall
         return run
 
+    def tls_log_size(self):
+        try:
+            return os.path.getsize(self.a.nginx_tls_log) if self.a.nginx_tls_log else None
+        except OSError:
+            return 0
+
+    def resumptions(self, offset):
+        """Requests nginx logged since `offset` on a resumed TLS session, and on a full handshake."""
+        try:
+            with open(self.a.nginx_tls_log, "rb") as f:
+                f.seek(offset)
+                data = f.read()
+        except (OSError, TypeError):
+            return None, None
+        return data.count(b"r"), data.count(b".")
+
     def nginx_ticks(self):
         """nginx's CPU time so far, in clock ticks (utime + stime of /proc/PID/stat)."""
         if not self.a.nginx_pid:
@@ -267,8 +298,8 @@ class Bench:
             return ""
 
     # -------------------------------------------------------------------------------------- generators
-    def wrk(self, name, conns, url, latency):
-        argv = ["wrk", "-t1", f"-c{conns}", f"-d{self.a.duration}s", "--timeout", "10s"]
+    def wrk(self, name, conns, url, latency, extra=()):
+        argv = ["wrk", "-t1", f"-c{conns}", f"-d{self.a.duration}s", "--timeout", "10s", *extra]
         run = self.timed(name, argv + (["--latency"] if latency else []) + [url + "/"], self.client,
                          self.a.duration + HANG_GUARD)
         out = self.text(name)
@@ -499,6 +530,11 @@ class Bench:
         time.sleep(self.a.gap)  # a rest first, so that no run is measured in the last one's aftermath
         plans = self.plans
         n = self.ncpu
+        tls = url == self.a.nginx_tls
+        get = plans["tls" if tls else "throughput"]
+        # 10,000 TLS handshakes take nginx, on one busy core, longer than the 2 s ramp-up of part users: with 2 s
+        # the listen queue overflows and late users time out. Part tlsusers ramps up over 10 s, then runs DURATION.
+        dur = ramp + self.a.duration if part == "tlsusers" else None
         runners = {
             "wrk": lambda: self.wrk(name, users, url, latency=part == "lat"),
             "oha": lambda: self.oha(name, users, url),
@@ -508,27 +544,36 @@ class Bench:
             "planrun-big": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
                                                 duration=ramp + self.a.duration),
             # The two builds, each with `--cores 1` on the generator core; the rest on ALL_CPUS.
-            "cores1": lambda: self.planrun(name, plans["throughput"], users, ramp, url, extra=["--cores", "1"]),
-            "base": lambda: self.planrun(name, plans["throughput"], users, ramp, url, binary=self.a.base,
-                                         extra=["--cores", "1"]),
+            "cores1": lambda: self.planrun(name, get, users, ramp, url, extra=["--cores", "1"]),
+            "base": lambda: self.planrun(name, get, users, ramp, url, binary=self.a.base, extra=["--cores", "1"]),
+            "wrk-close": lambda: self.wrk(name, users, url, latency=False, extra=["-H", "Connection: close"]),
+            "close-1": lambda: self.planrun(name, plans["tlsclose" if tls else "close"], users, ramp, url,
+                                            extra=["--cores", "1"]),
+            "close-base": lambda: self.planrun(name, plans["tlsclose" if tls else "close"], users, ramp, url,
+                                               binary=self.a.base, extra=["--cores", "1"]),
+            "users-plain": lambda: self.planrun(name, plans["throughput"], users, ramp, self.a.nginx,
+                                                extra=["--cores", "1"], cpus=self.all, duration=dur),
             "json-1": lambda: self.planrun(name, plans["json-body"], users, ramp, url, extra=["--cores", "1"],
                                            cpus=self.all),
             "json-all": lambda: self.planrun(name, plans["json-body"], users, ramp, url,
                                              extra=["--cores", str(n)], cpus=self.all),
             "json-seg": lambda: self.segments(name, plans["json-body"], users, ramp, url),
-            "users-1": lambda: self.planrun(name, plans["throughput"], users, ramp, url, extra=["--cores", "1"],
-                                            cpus=self.all),
+            "users-1": lambda: self.planrun(name, get, users, ramp, url, extra=["--cores", "1"], cpus=self.all,
+                                            duration=dur),
             "users-all": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
                                               extra=["--cores", str(n)], cpus=self.all),
-            "users-base": lambda: self.planrun(name, plans["throughput"], users, ramp, url, binary=self.a.base,
-                                               extra=["--cores", "1"], cpus=self.all),
+            "users-base": lambda: self.planrun(name, get, users, ramp, url, binary=self.a.base,
+                                               extra=["--cores", "1"], cpus=self.all, duration=dur),
             "think-1": lambda: self.planrun(name, plans["think"], users, ramp, url, extra=["--cores", "1"],
                                             cpus=self.all),
             "think-base": lambda: self.planrun(name, plans["think"], users, ramp, url, binary=self.a.base,
                                                extra=["--cores", "1"], cpus=self.all),
         }
+        log_at = self.tls_log_size() if tls else None
         run = self.peer(part, tool, name, users, url, ramp) if part in TOOL_PARTS.split() else runners[tool]()
         run.update(part=part, tool=tool, round=round_no, users=users)
+        if log_at is not None:
+            run["resumed"], run["handshakes"] = self.resumptions(log_at)
         if run.get("reqs", 0) == 0:
             run["failed"] = True
             log(f"{part} {tool} n={users}: FAILED (see {self.path(name)}.err)")
@@ -555,22 +600,23 @@ class Bench:
         tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)
                  and (t not in PEER_TOOLS or (peer_missing(t) is None and t in self.tools))]
         url = {"nginx": self.a.nginx, "nginx32k": self.a.nginx_32k, "stub": self.a.stub,
-               "counted": self.a.counted or self.a.nginx}[target]
+               "counted": self.a.counted or self.a.nginx, "nginxtls": self.a.nginx_tls}[target]
         for r in range(1, self.a.runs + 1):
             log(f"round {r}/{self.a.runs}: {part}, {users} users, {target}")
             for tool in order(tools, r):
                 self.one(part, tool, r, users, url, ramp)
 
-    def instructions(self, name, binary, extra=()):
-        """User-space instructions per request under callgrind: the GET plan, 10 users x 3,000 loops."""
+    def instructions(self, name, binary, extra=(), plan="loops3000", url=None, part="cg"):
+        """User-space instructions per request under callgrind: the GET plan, 10 users x 3,000 loops (or
+        `plan`, against `url`)."""
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.path('cg.' + name + '.cg')}",
-                binary, "run", self.plans["loops3000"], "-D", f"base={self.a.nginx}", "-D", "threads=10",
+                binary, "run", self.plans[plan], "-D", f"base={url or self.a.nginx}", "-D", "threads=10",
                 "-o", self.path(f"cg.{name}.jtl"), "--quiet", *extra]
         run = self.timed(f"cg.{name}", argv, self.client, 1800)
         collected = re.search(r"Collected : (\d+)", self.text(f"cg.{name}", "err"))
         reqs = summary(self.text(f"cg.{name}")).get("reqs")
         remove(self.path(f"cg.{name}.cg"), self.path(f"cg.{name}.jtl"))
-        run.update(part="cg", tool=name, round=1)
+        run.update(part=part, tool=name, round=1)
         if collected and reqs:
             run["per_request"] = int(collected.group(1)) / reqs
             log(f"callgrind {name}: {collected.group(1)} instructions for {reqs} requests")
@@ -1043,6 +1089,52 @@ def cores_tables(b, parts):
     return out
 
 
+def connection_tables(b, parts):
+    """Parts close and tls: CPU per request with a new connection per request and over TLS, against wrk (and
+    BASE); instructions per request; peak RSS of 10,000 users over TLS against plain HTTP."""
+    a = b.a
+    base = bool(a.base)
+    out = ["", "## New connections and TLS", "", host_line(b),
+           f"nginx on core(s) {a.server_cpu}, generators on CPU {a.client_cpu}; {versions(b)}; median of {a.runs} "
+           f"round(s) of {a.duration} s runs, {CONNS} connections; a ratio is the median over the rounds of the ratio "
+           "within one round (in brackets, the rounds' range). wrk does a full TLS handshake on every connection; "
+           "planrun's users resume their own TLS sessions.", "",
+           "| scenario | wrk CPU s / 10k | planrun CPU s / 10k | planrun / wrk | BASE / wrk | planrun / BASE | "
+           "instructions / req, planrun | ... BASE |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = []
+    if "close" in parts:
+        rows += [("new connection per request, http", "close", "wrk-close", "close-1", "close-base", "close"),
+                 ("new connection per request, https", "tlsclose", "wrk-close", "close-1", "close-base", "tlsclose")]
+    if "tls" in parts:
+        rows += [("keep-alive, https", "tls", "wrk", "cores1", "base", "tls")]
+    for label, part, wrk, new, old, cg in rows:
+        cg_part = "cg-close" if part in ("close", "tlsclose") else "cg-tls"
+        out.append(f"| {label} | {fmt(b.get(part, wrk, 'cpu10k'), '.3f')} | {fmt(b.get(part, new, 'cpu10k'), '.3f')} | "
+                   f"{b.ratio_cell(part, new, wrk)} | {b.ratio_cell(part, old, wrk) if base else '-'} | "
+                   f"{b.ratio_cell(part, new, old) if base else '-'} | "
+                   f"{fmt(b.get(cg_part, f'{cg}.planrun', 'per_request'))} | {fmt(b.get(cg_part, f'{cg}.base', 'per_request'))} |")
+    resumed = [(label, part, tool) for label, part, _, tool, _, _ in rows if part == "tlsclose"]
+    for label, part, tool in resumed:
+        for who, t in (("planrun", tool), ("wrk", "wrk-close")):
+            r, full = sum(v or 0 for v in b.values(part, t, "resumed")), sum(v or 0 for v in b.values(part, t, "handshakes"))
+            out.append(f"\n{label}, {who}: nginx logged {r:,} requests on a resumed TLS session and {full:,} after a "
+                       "full handshake (all rounds).")
+    if "tls" in parts:
+        def rss(tool):
+            v = b.get("tlsusers", tool, "rss")
+            return "-" if v is None else f"{v:.0f} MiB"
+
+        out += ["", f"Peak RSS of {MANY_USERS:,} keep-alive users (GET plan, ramp-up 10 s, `--cores 1`):", "",
+                "| | https | http | https / http |", "| --- | ---: | ---: | ---: |",
+                f"| planrun | {rss('users-1')} | {rss('users-plain')} | {b.ratio_cell('tlsusers', 'users-1', 'users-plain', 'rss')} |"]
+        if base:
+            out.append(f"| BASE | {rss('users-base')} | | {b.ratio_cell('tlsusers', 'users-base', 'users-plain', 'rss')} |")
+        out.append(f"| failed samples, https | {fmt(b.get('tlsusers', 'users-1', 'errs'))} | "
+                   f"{fmt(b.get('tlsusers', 'users-plain', 'errs'))} | |")
+    return out
+
+
 def host_line(b):
     model = "?"
     try:
@@ -1166,6 +1258,8 @@ def main(argv=None):
     p.add_argument("--nginx", required=True, help="URL of nginx answering `return 200 \"ok\"`")
     p.add_argument("--stub", help="URL of the 50 ms stub (bench/stubs/delay50.yaml)")
     p.add_argument("--nginx-32k", help="URL of nginx answering a 32 KiB body, for part cpu32k")
+    p.add_argument("--nginx-tls", help="URL (https) of nginx answering `return 200 \"ok\"`, for parts close and tls")
+    p.add_argument("--nginx-tls-log", help="its access log, one `$ssl_session_reused` a line (r or .)")
     p.add_argument("--nginx-pid", type=int, help="nginx's PID, for its CPU share")
     p.add_argument("--nginx-log", help="nginx's error log, for the many-users run")
     p.add_argument("--counted", help="URL of nginx answering `return 200 \"ok\"` that logs each request to "
@@ -1203,6 +1297,10 @@ def main(argv=None):
     if "cpu32k" in parts and not a.nginx_32k:
         log("no --nginx-32k: part cpu32k skipped")
         parts.remove("cpu32k")
+    for part in ("close", "tls"):
+        if part in parts and not a.nginx_tls:
+            log(f"no --nginx-tls: part {part} skipped")
+            parts.remove(part)
     if "peers" in parts and not a.stub:
         p.error("part peers needs --stub")
     for tool in ("wrk", "oha"):
@@ -1226,6 +1324,13 @@ def main(argv=None):
                     b.instructions("base", a.base)
                 b.instructions("cores1", a.planrun, ["--cores", "1"])
                 b.instructions(f"cores{b.ncpu}", a.planrun, ["--cores", str(b.ncpu)])
+            if part in ("close", "tls") and shutil.which("valgrind"):
+                log(f"callgrind: instructions per request, part {part} (a few minutes)")
+                cases = ([("close", "close-loops", a.nginx), ("tlsclose", "tlsclose-loops", a.nginx_tls)]
+                         if part == "close" else [("tls", "tls-loops", a.nginx_tls)])
+                for label, plan, url in cases:
+                    for tool, binary in [("planrun", a.planrun)] + ([("base", a.base)] if a.base else []):
+                        b.instructions(f"{label}.{tool}", binary, ["--cores", "1"], plan, url, part=f"cg-{part}")
             if part == "icache":
                 log("cachegrind and callgrind --dump-instr: caches and hot lines per request (a few minutes)")
                 b.icache()
@@ -1259,6 +1364,8 @@ def main(argv=None):
     for part in ("tools", "crowd"):
         if part in parts:
             lines += tools_tables(b, part)
+    if set(parts) & {"close", "tls"}:
+        lines += connection_tables(b, parts)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     with open(os.path.join(a.work, "tables.md"), "w") as f:

@@ -19,7 +19,7 @@
 #
 # Environment:
 #   RUNS (3), DURATION (10 s), GAP (2 s of rest before each run)
-#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall profile (default: all of them)
+#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall close tls profile (default: all of them)
 #             peers   wrk, oha and planrun's three plans: req/s, CPU per request, RSS at 1,000 and 10,000
 #                     connections, p50/p99 against the 50 ms stub
 #             big     one run of 19,000 virtual users, and wrk with as many connections
@@ -31,6 +31,10 @@
 #             users   peak RSS of 10,000 users: `--cores 1`, every CPU, BASE; with a 2 s think time too
 #             gen     a generator-bound plan (~10 KB JSON body) with `--cores 1`, every CPU, one process per CPU
 #             stall   a JTL output whose reader stops for 2 s
+#             close   a new connection per request (`Connection: close`), http and https: CPU per request of
+#                     wrk, planrun and BASE; callgrind instructions per request (valgrind)
+#             tls     keep-alive over https: CPU per request of wrk, planrun and BASE; instructions per request;
+#                     peak RSS of 10,000 users over https and http
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
 #           and, only when named (they install the tools users pick, a few minutes once):
 #             tools   bench/plans/peers.yaml (200 users, GET + form POST with random fields, status
@@ -60,7 +64,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile h2} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall close tls profile h2} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,6 +92,7 @@ install_tools() {
   command -v python3 >/dev/null || apt+=(python3)
   command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || apt+=(nginx-light)
   command -v wrk >/dev/null || apt+=(wrk)
+  command -v openssl >/dev/null || apt+=(openssl)
   if [[ $PARTS == *" cg "* || $PARTS == *" icache "* ]]; then command -v valgrind >/dev/null || apt+=(valgrind); fi
   if [[ $PARTS == *" profile "* ]]; then command -v perf >/dev/null || apt+=(linux-perf); fi
   if [[ $PARTS == *" h2 "* ]]; then command -v h2load >/dev/null || apt+=(nghttp2-client); fi
@@ -182,7 +187,11 @@ NGINX_PORT=$(free_port 18080)
 NGINX_32K_PORT=$(free_port $((NGINX_PORT + 1)))
 NGINX_COUNTED_PORT=$(free_port $((NGINX_32K_PORT + 1)))
 NGINX_H2_PORT=$(free_port $((NGINX_COUNTED_PORT + 1)))
+NGINX_TLS_PORT=$(free_port $((NGINX_H2_PORT + 1)))
 mkdir -p "$WORK/nginx"
+# A self-signed ECDSA P-256 certificate for the https server (planrun's plans say `insecure: true`).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -keyout "$WORK/nginx/key.pem" -out "$WORK/nginx/cert.pem" 2>/dev/null
 head -c 32768 /dev/zero | tr '\0' 'x' >"$WORK/nginx/32k.txt"
 cat >"$WORK/nginx/nginx.conf" <<EOF
 daemon off;
@@ -195,6 +204,7 @@ events { worker_connections $NOFILE; multi_accept on; }
 http {
   access_log off;
   log_format counted '\$msec \$request_method \$status';
+  log_format resumed '\$ssl_session_reused';
   keepalive_requests 1000000;
   keepalive_timeout 300s;
   client_body_temp_path $WORK/nginx/body;
@@ -220,6 +230,15 @@ http {
     listen 127.0.0.1:$NGINX_H2_PORT http2 backlog=65535;
     location / { return 200 "ok"; }
   }
+  server {
+    listen 127.0.0.1:$NGINX_TLS_PORT ssl backlog=65535;
+    ssl_certificate $WORK/nginx/cert.pem;
+    ssl_certificate_key $WORK/nginx/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    # One character a request: "r" when its connection resumed a TLS session, "." after a full handshake.
+    access_log $WORK/nginx/tls.log resumed;
+    location / { return 200 "ok"; }
+  }
 }
 EOF
 taskset -c "$SERVER_CPU" "$(command -v nginx)" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
@@ -228,12 +247,12 @@ NGINX_PID=$!
 PIDS+=("$NGINX_PID")
 wait_port "$NGINX_PORT"
 
-STUB_PORT=$(free_port $((NGINX_H2_PORT + 1)))
+STUB_PORT=$(free_port $((NGINX_TLS_PORT + 1)))
 taskset -c "$SERVER_CPU" "$PLANRUN" stub "$BENCH/stubs/delay50.yaml" --listen "127.0.0.1:$STUB_PORT" \
   >"$WORK/stub.log" 2>&1 &
 PIDS+=($!)
 wait_port "$STUB_PORT"
-log "nginx on 127.0.0.1:$NGINX_PORT (32 KiB: $NGINX_32K_PORT), the 50 ms stub on 127.0.0.1:$STUB_PORT, both on CPU $SERVER_CPU;" \
+log "nginx on 127.0.0.1:$NGINX_PORT (32 KiB: $NGINX_32K_PORT, https: $NGINX_TLS_PORT), the 50 ms stub on 127.0.0.1:$STUB_PORT, both on CPU $SERVER_CPU;" \
   "open files $NOFILE; work directory $WORK"
 
 # ---------------------------------------------------------------------------------------------- the bench
@@ -243,6 +262,7 @@ parts=$(echo $parts) # words, trimmed
 if [[ -n $parts ]]; then
   python3 "$BENCH/bench.py" --planrun "$PLANRUN" --nginx "http://127.0.0.1:$NGINX_PORT" \
     --stub "http://127.0.0.1:$STUB_PORT" --nginx-32k "http://127.0.0.1:$NGINX_32K_PORT" \
+    --nginx-tls "https://127.0.0.1:$NGINX_TLS_PORT" --nginx-tls-log "$WORK/nginx/tls.log" \
     --nginx-pid "$NGINX_PID" --nginx-log "$WORK/nginx/error.log" \
     --counted "http://127.0.0.1:$NGINX_COUNTED_PORT" --access-log "$WORK/nginx/access.log" \
     --work "$WORK" --parts "$parts" --server-cpu "$SERVER_CPU" --client-cpu "$CLIENT_CPU"

@@ -153,6 +153,18 @@ fn a_cookie_manager_keeps_cookies_and_says_what_it_cannot_take() {
     assert!(!yaml.contains("cookies: false") && yaml.contains("# planrun import: HTTP Cookie Manager"), "{yaml}");
 }
 
+#[test]
+fn use_keepalive_off_becomes_keep_alive_false() {
+    let dir = TempDir::new("import-keepalive");
+    let sampler = r#"<stringProp name="HTTPSampler.path">/ok</stringProp>
+          <boolProp name="HTTPSampler.use_keepalive">false</boolProp>"#;
+    let out = import(&dir, &dir.write("close.jmx", minimal(sampler)), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let yaml = stdout(&out);
+    assert!(yaml.contains("keep_alive: false"), "{yaml}");
+    assert!(!stderr(&out).contains("keep-alive"), "no warning: {}", stderr(&out));
+}
+
 /// A plan with one thread group and one HTTP sampler whose properties are `sampler`.
 fn minimal(sampler: &str) -> String {
     format!(

@@ -41,6 +41,7 @@ mod internal_errors;
 mod jmeter_results;
 mod jmeter_side_by_side;
 mod jtl_golden;
+mod keep_alive;
 mod kubernetes_manifests;
 mod layers;
 mod limits;

@@ -1,6 +1,7 @@
 //! One virtual user's HTTP engine: a keep-alive connection per origin (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -87,6 +88,18 @@ const PARKED_ORIGINS: usize = 3;
 /// used again.
 const IDLE_LOOK: Duration = Duration::from_millis(1);
 
+/// How long a user keeps the addresses a host name resolved to, so that a user opening a connection per request
+/// does not ask the resolver (a hop to a blocking thread, a read of /etc/hosts at least) each time. Java keeps a
+/// lookup 30 s by default, and JMeter with it.
+const RESOLVED_FOR: Duration = Duration::from_secs(30);
+
+/// The addresses of an origin's host, kept until `until`.
+struct Resolved {
+    origin: Arc<Origin>,
+    addrs: Arc<[SocketAddr]>,
+    until: Instant,
+}
+
 /// What a run's clients count about their connections, shared by all of them.
 #[derive(Debug, Default)]
 pub struct ConnectionCounts {
@@ -130,6 +143,8 @@ pub struct Client {
     counts: Option<Arc<ConnectionCounts>>,
     /// The run's proxies, when any request may go through one.
     proxies: Option<Arc<Proxies>>,
+    /// The addresses of the hosts the user connected to last (one per origin it holds a connection to).
+    resolved: Vec<Resolved>,
 }
 
 impl Client {
@@ -151,6 +166,7 @@ impl Client {
             timer: Deadline::default(),
             counts: None,
             proxies: None,
+            resolved: Vec::new(),
         }
     }
 
@@ -396,20 +412,33 @@ impl Client {
                 self.live = Some(stats.clone());
                 let t = Instant::now();
                 *connecting = Some(t);
-                // Boxed: connecting is rare and its future is large; inline, it would be copied with every request.
-                let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref(), false)).await;
+                let known = self.known_addresses(origin, t);
+                // Boxed: connecting is rarer than reusing and its future is large; inline, it would be copied
+                // with every request.
+                let opened = Box::pin(open(origin.clone(), known, tls, stats.clone(), via.as_deref(), false)).await;
                 ex.connect += t.elapsed();
                 *connecting = None;
                 // The TLS handshake's bytes belong to the sample that opened the connection, as its time does.
                 settle(&stats, ex);
                 match opened {
-                    Ok(Opened::H1(c)) => self.conn = Some(c),
-                    // ALPN chose HTTP/2.
-                    Ok(Opened::H2(c)) => {
-                        handoff = Some(c);
-                        break Ok(());
+                    Ok((opened, addrs)) => {
+                        if let Some(addrs) = addrs {
+                            self.remember(origin, addrs, t);
+                        }
+                        match opened {
+                            Opened::H1(c) => self.conn = Some(c),
+                            // ALPN chose HTTP/2.
+                            Opened::H2(c) => {
+                                handoff = Some(c);
+                                break Ok(());
+                            }
+                        }
                     }
-                    Err(f) => break Err(f),
+                    Err(f) => {
+                        // The host may have moved: ask the resolver again next time.
+                        self.resolved.retain(|r| r.origin != *origin);
+                        break Err(f);
+                    }
                 }
             }
             let Some(conn) = self.conn.as_mut() else {
@@ -544,11 +573,16 @@ impl Client {
                             format!("HTTP/2 without TLS (h2c) cannot go through the proxy {}: use https or http_version: 1.1", p.shown()),
                         ));
                     }
-                    let opened = Box::pin(open(origin.clone(), tls, stats.clone(), via.as_deref(), true)).await;
+                    let known = self.known_addresses(origin, t);
+                    let opened =
+                        Box::pin(open(origin.clone(), known, tls, stats.clone(), via.as_deref(), true)).await;
                     ex.connect += t.elapsed();
                     *connecting = None;
                     settle(&stats, ex);
-                    match opened {
+                    if let Ok((_, Some(addrs))) = &opened {
+                        self.remember(origin, addrs.clone(), t);
+                    }
+                    match opened.map(|(o, _)| o) {
                         Ok(Opened::H2(c)) => self.keep_h2(*c),
                         Ok(Opened::H1(_)) => {
                             ex.protocol = Some(http::Version::HTTP_11);
@@ -624,6 +658,30 @@ impl Client {
             Arc::new(c)
         });
         Ok(config.clone())
+    }
+
+    /// The addresses of `origin`'s host when they are known at `now`: resolved less than [`RESOLVED_FOR`] ago,
+    /// or an IP address.
+    fn known_addresses(&mut self, origin: &Arc<Origin>, now: Instant) -> Option<Arc<[SocketAddr]>> {
+        if let Some(r) = self.resolved.iter().find(|r| r.origin == *origin && now < r.until) {
+            return Some(r.addrs.clone());
+        }
+        let ip = origin.host.parse::<IpAddr>().ok()?;
+        let addrs: Arc<[SocketAddr]> = Arc::new([SocketAddr::new(ip, origin.port)]);
+        self.remember(origin, addrs.clone(), now);
+        Some(addrs)
+    }
+
+    /// Keeps the addresses `origin`'s host resolved to at `now`, for the user's next connections (forgetting
+    /// those of the origin used longest ago when the user holds more than it keeps connections for).
+    #[cold]
+    fn remember(&mut self, origin: &Arc<Origin>, addrs: Arc<[SocketAddr]>, now: Instant) {
+        self.resolved.retain(|r| r.origin != *origin);
+        if self.resolved.len() > PARKED_ORIGINS {
+            self.resolved.remove(0);
+        }
+        let until = now.checked_add(RESOLVED_FOR).unwrap_or(now);
+        self.resolved.push(Resolved { origin: origin.clone(), addrs, until });
     }
 
     /// Notes when the response began (or the exchange ended, when nothing came).
@@ -753,16 +811,18 @@ enum Opened {
     H2(Box<H2Conn>),
 }
 
-/// Opens a connection: TCP (to the proxy when `via` names one, and through its tunnel for https), then the
-/// TLS handshake when `tls` is given; `stats` count it all. It speaks HTTP/2 when ALPN chose `h2`, or over
-/// plain TCP with `h2c` (prior knowledge).
+/// Opens a connection: TCP (to the proxy when `via` names one, and through its tunnel for https; else to
+/// `known` addresses, or to those the host resolves to, returned to be kept), then the TLS handshake when
+/// `tls` is given; `stats` count it all. It speaks HTTP/2 when ALPN chose `h2`, or over plain TCP with `h2c`
+/// (prior knowledge).
 async fn open(
     origin: Arc<Origin>,
+    known: Option<Arc<[SocketAddr]>>,
     tls: Option<Arc<ClientConfig>>,
     stats: Arc<WireStats>,
     via: Option<&Proxy>,
     h2c: bool,
-) -> Result<Opened, Failure> {
+) -> Result<(Opened, Option<Arc<[SocketAddr]>>), Failure> {
     let host = origin.host.as_str();
     let tls = match tls {
         Some(config) => {
@@ -772,14 +832,23 @@ async fn open(
         }
         None => None,
     };
-    let counted = match via {
-        Some(p) => proxy::open(p, &origin, stats.clone()).await?,
-        None => Counting::new(connect_tcp(host, origin.port).await?, stats.clone()),
+    let (counted, resolved) = match via {
+        Some(p) => (proxy::open(p, &origin, stats.clone()).await?, None),
+        None => {
+            let (addrs, fresh) = match known {
+                Some(addrs) => (addrs, false),
+                None => (resolve(host, origin.port).await?, true),
+            };
+            let stream = connect_to(host, &addrs).await?;
+            (Counting::new(stream, stats.clone()), fresh.then_some(addrs))
+        }
     };
     let stream = match tls {
         None => Stream::Plain(counted),
         Some((connector, name)) => {
-            let tls = connector.connect(name, counted).await.map_err(|e| Failure::tls_handshake(&e))?;
+            // Boxed: the handshake's future holds the TLS connection's state; inline, every plain connection
+            // would allocate room for it.
+            let tls = Box::pin(connector.connect(name, counted)).await.map_err(|e| Failure::tls_handshake(&e))?;
             Stream::Tls(Box::new(tls))
         }
     };
@@ -788,20 +857,31 @@ async fn open(
         Stream::Plain(_) => h2c,
     };
     if h2 {
-        return H2Conn::handshake(origin, stream, stats).await.map(|c| Opened::H2(Box::new(c)));
+        let c = H2Conn::handshake(origin, stream, stats).await?;
+        return Ok((Opened::H2(Box::new(c)), resolved));
     }
-    Ok(Opened::H1(Conn::new(origin, stream, stats)))
+    Ok((Opened::H1(Conn::new(origin, stream, stats)), resolved))
+}
+
+/// The addresses `host` resolves to.
+async fn resolve(host: &str, port: u16) -> Result<Arc<[SocketAddr]>, Failure> {
+    match Box::pin(tokio::net::lookup_host((host, port))).await {
+        Ok(a) => Ok(a.collect()),
+        Err(e) => Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
+    }
 }
 
 /// A TCP connection to `host:port`, to the first of its addresses that takes it.
 pub(super) async fn connect_tcp(host: &str, port: u16) -> Result<TcpStream, Failure> {
-    let addrs: Vec<_> = match tokio::net::lookup_host((host, port)).await {
-        Ok(a) => a.collect(),
-        Err(e) => return Err(Failure::new(ErrorKind::UnknownHost, format!("Unknown host {host}: {e}"))),
-    };
+    let addrs = resolve(host, port).await?;
+    connect_to(host, &addrs).await
+}
+
+/// A TCP connection to the first of `addrs` that takes it.
+async fn connect_to(host: &str, addrs: &[SocketAddr]) -> Result<TcpStream, Failure> {
     let mut last = None;
     let mut stream = None;
-    for addr in addrs {
+    for &addr in addrs.iter() {
         match TcpStream::connect(addr).await {
             Ok(s) => {
                 stream = Some(s);
@@ -817,4 +897,31 @@ pub(super) async fn connect_tcp(host: &str, port: u16) -> Result<TcpStream, Fail
     };
     let _ = stream.set_nodelay(true);
     Ok(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(host: &str) -> Arc<Origin> {
+        Arc::new(Origin { https: false, host: host.into(), port: 80 })
+    }
+
+    #[test]
+    fn addresses_are_kept_for_a_while_per_origin() {
+        let mut client = Client::new(false, 0);
+        let now = Instant::now();
+        let (named, ip) = (origin("example.test"), origin("127.0.0.1"));
+        assert!(client.known_addresses(&named, now).is_none(), "a name is resolved the first time");
+        let addrs: Arc<[SocketAddr]> = Arc::new(["10.0.0.1:80".parse().unwrap()]);
+        client.remember(&named, addrs.clone(), now);
+        assert_eq!(client.known_addresses(&named, now + Duration::from_secs(1)), Some(addrs));
+        assert!(client.known_addresses(&named, now + RESOLVED_FOR).is_none(), "and again once it is old");
+        let literal = client.known_addresses(&ip, now).expect("an IP address needs no resolver");
+        assert_eq!(&*literal, &["127.0.0.1:80".parse::<SocketAddr>().unwrap()]);
+        for i in 0..10 {
+            client.remember(&origin(&format!("h{i}.test")), literal.clone(), now);
+        }
+        assert_eq!(client.resolved.len(), PARKED_ORIGINS + 1, "as many as the user keeps connections to");
+    }
 }

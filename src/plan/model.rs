@@ -116,6 +116,8 @@ pub struct Defaults {
     pub proxies: Arc<crate::http::Proxies>,
     /// The HTTP version requests speak unless they say.
     pub http_version: HttpVersion,
+    /// Each user keeps its connection for its next request; false sends `Connection: close`.
+    pub keep_alive: bool,
 }
 
 /// How a group makes load.
@@ -421,6 +423,9 @@ pub struct RequestStep {
     pub asserts: Vec<Assertion>,
     /// Values captured from the response into the user's variables.
     pub extract: Vec<Extractor>,
+    /// Whether the connection is kept for the next request (`defaults.keep_alive` unless the request says);
+    /// when false, `headers` hold `Connection: close`.
+    pub keep_alive: bool,
 }
 
 /// Captures a value from a response into a per-user variable.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderName, CONTENT_TYPE};
+use http::header::{HeaderName, CONNECTION, CONTENT_TYPE};
 
 use super::decode::{Ctx, Fields, Names};
 use super::model::{
@@ -68,12 +68,20 @@ pub fn request_step(
     let (method, url, query, own_headers, body, timeout, asserts, extract) =
         (method?, url?, query?, own_headers?, body?, timeout?, asserts?, extract?);
     let (follow_redirects, http_version) = (follow_redirects?, http_version?);
+    let keep_alive_node = f.get("keep_alive");
+    let keep_alive = match keep_alive_node {
+        Some(k) => cx.boolean(k, "keep_alive")?,
+        None => defaults.keep_alive,
+    };
+    check_connection(cx, keep_alive, keep_alive_node, &own_headers, f.get("headers"));
     if let Some(ct) = own_headers.iter().find(|(k, _)| *k == CONTENT_TYPE) {
         check_content_type(cx, &f, &body, ct);
     }
     let mut headers: Vec<(HeaderName, Tpl)> =
         defaults.headers.iter().filter(|(k, _)| !own_headers.iter().any(|(o, _)| o == k)).cloned().collect();
     headers.extend(own_headers);
+    connection_close(cx, keep_alive, keep_alive_node.is_some(), &mut headers);
+    let keep_alive = !headers.iter().any(|(k, v)| *k == CONNECTION && v.literal().is_some_and(says_close));
     Some(RequestStep {
         name,
         span: step.span,
@@ -87,6 +95,7 @@ pub fn request_step(
         http_version,
         asserts,
         extract,
+        keep_alive,
     })
 }
 
@@ -113,6 +122,57 @@ pub fn http_version(cx: &mut Ctx, node: &Node) -> Option<HttpVersion> {
             );
             None
         }
+    }
+}
+
+/// Whether a Connection header value has the `close` token.
+fn says_close(value: &str) -> bool {
+    value.split(',').any(|t| t.trim().eq_ignore_ascii_case("close"))
+}
+
+/// Checks a Connection header written next to `keep_alive` (`written` when the key is written there, not
+/// inherited): `keep_alive: false` sends `Connection: close` itself, so a Connection header that says anything
+/// else (or is a template) contradicts it, and so does `Connection: close` next to a written `keep_alive: true`.
+pub(super) fn check_connection(
+    cx: &mut Ctx,
+    keep_alive: bool,
+    written: Option<&Node>,
+    headers: &[(HeaderName, Tpl)],
+    headers_node: Option<&Node>,
+) {
+    let Some((_, value)) = headers.iter().find(|(k, _)| *k == CONNECTION) else { return };
+    let close = value.literal().is_some_and(says_close);
+    let contradicts = if keep_alive { close && written.is_some() } else { !close };
+    if !contradicts {
+        return;
+    }
+    let span = headers_node
+        .and_then(Node::as_map)
+        .and_then(|m| m.iter().find(|(k, _)| k.name.eq_ignore_ascii_case("connection")))
+        .map(|(k, _)| k.span)
+        .or(written.map(|n| n.span));
+    let Some(span) = span else { return };
+    let message = if keep_alive {
+        "`Connection: close` contradicts `keep_alive: true`".to_string()
+    } else {
+        format!("`Connection: {}` contradicts `keep_alive: false`, which sends `Connection: close`", value.source())
+    };
+    cx.error(Diagnostic::new(span, message).hint(
+        "remove the Connection header: `keep_alive: false` sends `Connection: close`, `true` keeps the connection",
+    ));
+}
+
+/// Makes the request's Connection header say what `keep_alive` says: `close` when false; when true and written
+/// on the request, a `Connection: close` inherited from defaults.headers is dropped.
+fn connection_close(cx: &mut Ctx, keep_alive: bool, written: bool, headers: &mut Vec<(HeaderName, Tpl)>) {
+    let close = headers.iter().any(|(k, v)| *k == CONNECTION && v.literal().is_some_and(says_close));
+    if keep_alive {
+        if written && close {
+            headers.retain(|(k, _)| *k != CONNECTION);
+        }
+    } else if !close {
+        headers.retain(|(k, _)| *k != CONNECTION);
+        headers.push((CONNECTION, super::validate::literal_tpl(cx, "close")));
     }
 }
 

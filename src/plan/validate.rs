@@ -307,6 +307,7 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
         proxy: None,
         proxies: Default::default(),
         http_version: HttpVersion::Auto,
+        keep_alive: true,
     };
     let Some(node) = node else { return Some(d) };
     let f = cx.object(node, &vocab::DEFAULTS)?;
@@ -324,10 +325,11 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
     if let Some(t) = f.get("timeout") {
         d.timeout = cx.duration(t, "timeout").unwrap_or(d.timeout);
     }
+    let mut own = Vec::new();
     if let Some(h) = f.get("headers") {
-        let own = super::request::headers(cx, h, names).unwrap_or_default();
+        own = super::request::headers(cx, h, names).unwrap_or_default();
         d.headers.retain(|(k, _)| !own.iter().any(|(o, _)| o == k));
-        d.headers.extend(own);
+        d.headers.extend(own.iter().cloned());
     }
     if let Some(r) = f.get("follow_redirects") {
         d.follow_redirects = cx.boolean(r, "follow_redirects").unwrap_or(true);
@@ -353,6 +355,10 @@ fn defaults(cx: &mut Ctx, node: Option<&Node>, names: &Names, secrets: &mut Vec<
     }
     if let Some(v) = f.get("http_version") {
         d.http_version = super::request::http_version(cx, v).unwrap_or_default();
+    }
+    if let Some(k) = f.get("keep_alive") {
+        d.keep_alive = cx.boolean(k, "keep_alive").unwrap_or(true);
+        super::request::check_connection(cx, d.keep_alive, Some(k), &own, f.get("headers"));
     }
     Some(d)
 }
@@ -410,7 +416,7 @@ fn proxy(cx: &mut Ctx, node: &Node, secrets: &mut Vec<String>) -> Option<crate::
     }
 }
 
-fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
+pub(super) fn literal_tpl(cx: &mut Ctx, text: &str) -> Tpl {
     cx.templates.add(text).map(|(t, _)| t).expect("a literal always compiles")
 }
 

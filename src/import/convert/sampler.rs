@@ -270,11 +270,7 @@ pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Ve
         req.put("timeout", t);
     }
     if !p.flag("HTTPSampler.use_keepalive", true) {
-        comments.push(cx.warn(
-            &here,
-            el,
-            "keep-alive off is not converted: planrun reuses each user's connection".into(),
-        ));
+        req.put("keep_alive", Y::Bool(false));
     }
     if p.flag("HTTPSampler.image_parser", false) {
         comments.push(cx.warn(

@@ -163,6 +163,14 @@ pub static DEFAULTS: Object = Object {
         )
         .otherwise("none: no Accept-Encoding header is sent unless `headers` has one")
         .examples(r#"[["gzip", "br"], ["gzip", "deflate", "br", "zstd"]]"#),
+        key(
+            "keep_alive",
+            Ty::Bool,
+            "Keep each user's connection open for its next request (JMeter's \"Use KeepAlive\"); false sends every \
+                request with `Connection: close` on a new connection; a request may say otherwise.",
+        )
+        .default("true")
+        .examples("[false]"),
     ],
 };
 

@@ -278,6 +278,14 @@ pub static REQUEST: Object = Object {
         )
         .otherwise("defaults.http_version")
         .examples(r#"["2", "1.1"]"#),
+        key(
+            "keep_alive",
+            Ty::Bool,
+            "Send this request on a kept-alive connection, instead of defaults.keep_alive; false sends it with \
+                `Connection: close` on a new connection.",
+        )
+        .otherwise("defaults.keep_alive")
+        .examples("[false]"),
     ],
 };
 
