@@ -12,10 +12,10 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall" (see PARTS below)
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall busy" (see PARTS below)
     BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
     CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
-    ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
+    ALL_CPUS        the CPUs of planrun in "users", "gen", "stall", "busy" (default: every CPU)
 
 Within a round the generators run one after the other, in the next order of a balanced Latin square:
 over a full cycle of rounds each generator runs in each place, and right after each of the others, equally
@@ -41,7 +41,7 @@ BIG_USERS = 19000
 MANY_USERS = 10000
 STALL_SECONDS = 2
 HANG_GUARD = 120  # seconds a run may overrun its DURATION before it is killed
-ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall"
+ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall busy"
 THINK = "2s"
 
 # What each part runs: the tools of one round, the users (connections), the target, the ramp-up in seconds.
@@ -55,10 +55,11 @@ SCENARIOS = {
     "users": (["users-1", "users-all", "users-base"], MANY_USERS, "nginx", 2),
     "think": (["think-1", "think-base"], MANY_USERS, "nginx", 2),
     "gen": (["json-1", "json-all", "json-seg"], CONNS, "nginx", 0),
+    "busy": (["json-1", "json-all", "json-1-busy", "json-all-busy"], CONNS, "nginx", 0),
 }
 # The parts (PARTS) and the scenarios each runs in rounds; big, cg, icache and stall run their own way.
 PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cpu": ["cpu"], "cpu32k": ["cpu32k"],
-                  "users": ["users", "think"], "gen": ["gen"]}
+                  "users": ["users", "think"], "gen": ["gen"], "busy": ["busy"]}
 BASE_TOOLS = {"base", "users-base", "think-base"}
 LABELS = {
     "planrun": "planrun (GET, templated query, assertion, JTL)",
@@ -327,6 +328,11 @@ class Bench:
             "json-all": lambda: self.planrun(name, plans["json-body"], users, ramp, url,
                                              extra=["--cores", str(n)], cpus=self.all),
             "json-seg": lambda: self.segments(name, plans["json-body"], users, ramp, url),
+            # The same two with a busy loop on SERVER_CPU (beside nginx) for the length of the run.
+            "json-1-busy": lambda: self.busy(lambda: self.planrun(name, plans["json-body"], users, ramp, url,
+                                                                  extra=["--cores", "1"], cpus=self.all)),
+            "json-all-busy": lambda: self.busy(lambda: self.planrun(name, plans["json-body"], users, ramp, url,
+                                                                    extra=["--cores", str(n)], cpus=self.all)),
             "users-1": lambda: self.planrun(name, plans["throughput"], users, ramp, url, extra=["--cores", "1"],
                                             cpus=self.all),
             "users-all": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
@@ -355,6 +361,17 @@ class Bench:
                 f"errors {run.get('errs', 0)}")
         self.runs.append(run)
         return run
+
+    def busy(self, run):
+        """Runs `run()` while a shell loops without rest on SERVER_CPU, started before and stopped (by its PID)
+        after: the other work of a loaded machine, on the core the generator shares with nginx."""
+        loop = self.procs.start(["sh", "-c", "while :; do :; done"], cpus_of(self.a.server_cpu),
+                                subprocess.DEVNULL, subprocess.DEVNULL)
+        try:
+            return run()
+        finally:
+            loop.kill()
+            self.procs.wait(loop, 10)
 
     def rounds(self, part):
         tools, users, target, ramp = SCENARIOS[part]
@@ -683,7 +700,7 @@ def cores_tables(b, parts):
     out = ["", "## planrun --cores", "", host_line(b),
            f"nginx on core(s) {a.server_cpu}; {versions(b, peers=False)}; median of {a.runs} round(s) of "
            f"{a.duration} s runs; a ratio is the median over the rounds of the ratio within one round."]
-    if "gen" in parts or "users" in parts:
+    if "gen" in parts or "users" in parts or "busy" in parts:
         out += ["", f"| figure (planrun on CPUs {a.all_cpus}) | --cores 1 | --cores {n} | ratio |",
                 "| --- | ---: | ---: | ---: |"]
 
@@ -698,6 +715,22 @@ def cores_tables(b, parts):
         row("CPU s / 10k requests, JSON plan", "gen", "json-1", "json-all", "cpu10k", ".2f")
         row("planrun CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
         row("nginx CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "nginx_pct", ".0f", "%", False)
+    if "busy" in parts:
+        busy = f"a busy loop on core(s) {a.server_cpu}"
+        row(f"requests/s, JSON plan, {CONNS} users (rounds with {busy} rotated in)", "busy", "json-1", "json-all",
+            "rps", ".0f")
+        row(f"requests/s, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "rps", ".0f")
+        row("CPU s / 10k requests, JSON plan", "busy", "json-1", "json-all", "cpu10k", ".2f")
+        row(f"CPU s / 10k requests, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "cpu10k", ".2f")
+        row("planrun CPU, % of one core, JSON plan", "busy", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
+        row(f"planrun CPU, % of one core, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "cpu_pct",
+            ".0f", "%", False)
+        row("nginx CPU, % of one core, JSON plan", "busy", "json-1", "json-all", "nginx_pct", ".0f", "%", False)
+        row(f"nginx CPU, % of one core, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "nginx_pct",
+            ".0f", "%", False)
+        out.append(f"| spread of the requests/s ratio over the rounds: idle; with {busy} | | | "
+                   f"{b.ratio_cell('busy', 'json-all', 'json-1', 'rps')}; "
+                   f"{b.ratio_cell('busy', 'json-all-busy', 'json-1-busy', 'rps')} |")
     if "users" in parts:
         row(f"requests/s, {MANY_USERS:,} users (GET plan, ramp-up 2 s)", "users", "users-1", "users-all", "rps", ".0f")
     if "stall" in parts:
@@ -827,7 +860,7 @@ def main(argv=None):
         lines += ["", big_line(b, warnings)]
     if set(parts) & {"cpu", "cpu32k", "cg", "icache", "users"}:
         lines += builds_tables(b, parts)
-    if set(parts) & {"users", "gen", "stall"}:
+    if set(parts) & {"users", "gen", "stall", "busy"}:
         lines += cores_tables(b, parts)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)

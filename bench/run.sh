@@ -17,7 +17,7 @@
 #
 # Environment:
 #   RUNS (3), DURATION (10 s), GAP (2 s of rest before each run)
-#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall profile (default: all of them)
+#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall busy profile (default: all of them)
 #             peers   wrk, oha and planrun's three plans: req/s, CPU per request, RSS at 1,000 and 10,000
 #                     connections, p50/p99 against the 50 ms stub
 #             big     one run of 19,000 virtual users, and wrk with as many connections
@@ -29,10 +29,12 @@
 #             users   peak RSS of 10,000 users: `--cores 1`, every CPU, BASE; with a 2 s think time too
 #             gen     a generator-bound plan (~10 KB JSON body) with `--cores 1`, every CPU, one process per CPU
 #             stall   a JTL output whose reader stops for 2 s
+#             busy    the plan of gen with `--cores 1` and every CPU, and the same two with a busy loop on
+#                     SERVER_CPU, in rotated rounds: what `--cores` gains on a loaded machine
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
-#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
+#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall", "busy"; default every CPU)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)
 # Needs root for apt-get, or the tools installed. Stops every process it starts, by PID, on exit. A
 # generator that fails is reported in the tables; the exit status is non-zero only when a target cannot
@@ -45,7 +47,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall profile} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall busy profile} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
