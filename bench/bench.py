@@ -185,6 +185,10 @@ class Bench:
         for loops in (600, 3000):
             self.plans[f"loops{loops}"] = self.derived(
                 f"loops{loops}.yaml", get.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
+        # The JSON plan, 10 users x 200 requests, for callgrind.
+        with open(self.plans["json-body"]) as f:
+            self.plans["json-loops"] = self.derived(
+                "json-loops.yaml", f.read().replace('duration: "{{ props.duration }}"', "loops: 200"))
 
     def derived(self, name, text):
         path = self.path(name)
@@ -382,10 +386,11 @@ class Bench:
             for tool in order(tools, r):
                 self.one(part, tool, r, users, url, ramp)
 
-    def instructions(self, name, binary, extra=()):
-        """User-space instructions per request under callgrind: the GET plan, 10 users x 3,000 loops."""
+    def instructions(self, name, binary, extra=(), plan="loops3000"):
+        """User-space instructions per request under callgrind: the GET plan, 10 users x 3,000 loops (or
+        `plan`, 10 users)."""
         argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.path('cg.' + name + '.cg')}",
-                binary, "run", self.plans["loops3000"], "-D", f"base={self.a.nginx}", "-D", "threads=10",
+                binary, "run", self.plans[plan], "-D", f"base={self.a.nginx}", "-D", "threads=10",
                 "-o", self.path(f"cg.{name}.jtl"), "--quiet", *extra]
         run = self.timed(f"cg.{name}", argv, self.client, 1800)
         collected = re.search(r"Collected : (\d+)", self.text(f"cg.{name}", "err"))
@@ -666,6 +671,10 @@ def builds_tables(b, parts):
                        f"{fmt(b.get('icache', ic, 'hot_lines'))} |")
         if "cg" in parts:
             out.append(f"| planrun --cores {n} | | | | | {fmt(b.get('cg', f'cores{n}', 'per_request'))} | | |")
+            out.append(f"| planrun --cores 1, JSON plan (~10 KB body; 10 users x 200 requests) | | | | | "
+                       f"{fmt(b.get('cg', 'json-cores1', 'per_request'))} | | |")
+            if base:
+                out.append(f"| {base}, JSON plan | | | | | {fmt(b.get('cg', 'json-base', 'per_request'))} | | |")
     ratios = [("CPU per request, planrun / wrk", "cores1", "wrk"), ("CPU per request, BASE / wrk", "base", "wrk"),
               ("CPU per request, planrun / BASE", "cores1", "base")]
     if "cpu" in parts or "cpu32k" in parts:
@@ -832,6 +841,9 @@ def main(argv=None):
                     b.instructions("base", a.base)
                 b.instructions("cores1", a.planrun, ["--cores", "1"])
                 b.instructions(f"cores{b.ncpu}", a.planrun, ["--cores", str(b.ncpu)])
+                if a.base:
+                    b.instructions("json-base", a.base, ["--cores", "1"], plan="json-loops")
+                b.instructions("json-cores1", a.planrun, ["--cores", "1"], plan="json-loops")
             if part == "icache":
                 log("cachegrind and callgrind --dump-instr: caches and hot lines per request (a few minutes)")
                 b.icache()

@@ -23,7 +23,8 @@
 #             big     one run of 19,000 virtual users, and wrk with as many connections
 #             cpu     CPU per request, user and sys apart: wrk, planrun `--cores 1` and BASE, GET plan
 #             cpu32k  the same against 32 KiB responses
-#             cg      callgrind instructions per request: `--cores 1`, `--cores` every CPU, BASE (valgrind)
+#             cg      callgrind instructions per request: `--cores 1`, `--cores` every CPU, BASE (valgrind);
+#                     and the JSON plan of gen, `--cores 1` and BASE
 #             icache  cachegrind's L1 misses and the hot lines (bench/hot_lines.py) a request: planrun,
 #                     BASE, wrk (valgrind)
 #             users   peak RSS of 10,000 users: `--cores 1`, every CPU, BASE; with a 2 s think time too

@@ -280,9 +280,9 @@ mod tests {
             Tree::Str(i) => JsonTpl::Str(t.add(STRINGS[*i]).unwrap().0),
             Tree::Expr(i) => JsonTpl::Expr(t.add(&format!("{{{{ ({}) | tojson }}}}", EXPRESSIONS[*i])).unwrap().0),
             Tree::Array(items) => JsonTpl::Array(items.iter().map(|i| build(t, i)).collect()),
-            Tree::Object(items) => JsonTpl::Object(
-                items.iter().enumerate().map(|(k, i)| (format!("k{k} \"é\"\n"), build(t, i))).collect(),
-            ),
+            Tree::Object(items) => {
+                JsonTpl::Object(items.iter().enumerate().map(|(k, i)| (format!("k{k} \"é\"\n"), build(t, i))).collect())
+            }
         }
     }
 

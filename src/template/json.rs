@@ -228,7 +228,8 @@ impl Templates {
         match leaf.kind {
             Kind::Str => escape_into(&text, out),
             Kind::Value => {
-                let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| JsonError::Value(e.to_string()))?;
+                let value: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| JsonError::Value(e.to_string()))?;
                 out.push_str(&value.to_string());
             }
         }
