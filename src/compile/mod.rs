@@ -319,7 +319,7 @@ mod tests {
             for i in 1..=3 {
                 fast.set_iteration(i);
                 slow.set_iteration(i);
-                let got = t.render_json(&body, &fast).map_err(|e| match e {
+                let got = t.render_json(&body, &fast).map(|b| String::from_utf8(b).unwrap()).map_err(|e| match e {
                     JsonError::Template(e) => e.message,
                     JsonError::Value(e) => format!("json value: {e}"),
                 });

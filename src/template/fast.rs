@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::functions::{
-    check_len, random_digits_into, random_int, random_picked, random_string_into, random_uuid, Picks,
+    check_len, random_digits_bytes, random_digits_into, random_int, random_picked, random_picked_bytes,
+    random_string_bytes, random_string_into, random_uuid, Picks,
 };
 use super::scope::Scope;
 use rand_chacha::ChaCha8Rng;
@@ -110,15 +111,15 @@ fn uuid_into(scope: &Arc<Scope>, out: &mut String) {
 }
 
 impl Piece {
-    /// Draws a random piece from `rng` into `out`, as [`Fast::render`] does; false for the pieces that are
-    /// not drawn (text, names, `vu`, `iteration`).
-    pub(super) fn draw(&self, rng: &mut ChaCha8Rng, out: &mut String) -> bool {
+    /// Draws a random piece from `rng` into `out`, as [`Fast::render`] draws it into text; false for the
+    /// pieces that are not drawn (text, names, `vu`, `iteration`).
+    pub(super) fn draw_bytes(&self, rng: &mut ChaCha8Rng, out: &mut Vec<u8>) -> bool {
         match self {
-            Piece::Digits(n) => random_digits_into(rng, *n, out),
-            Piece::Chars(n, a) => random_string_into(rng, *n, a.as_deref(), out),
-            Piece::Picked(n, picks) => random_picked(rng, picks, *n, out),
-            Piece::Int(a, b) => out.push_str(itoa::Buffer::new().format(random_int(rng, *a, *b))),
-            Piece::Uuid => out.push_str(&random_uuid(rng)),
+            Piece::Digits(n) => random_digits_bytes(rng, *n, out),
+            Piece::Chars(n, a) => random_string_bytes(rng, *n, a.as_deref(), out),
+            Piece::Picked(n, picks) => random_picked_bytes(rng, picks, *n, out),
+            Piece::Int(a, b) => out.extend_from_slice(itoa::Buffer::new().format(random_int(rng, *a, *b)).as_bytes()),
+            Piece::Uuid => out.extend_from_slice(random_uuid(rng).as_bytes()),
             Piece::Text(_) | Piece::Name(_) | Piece::Vu | Piece::Iteration => return false,
         }
         true

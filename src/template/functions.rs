@@ -254,6 +254,54 @@ pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: 
     }
 }
 
+/// [`random_picked`] into bytes: the same words drawn, the same characters, appended to `out` without the
+/// checks a `String` needs (a JSON body is bytes). Each pool's characters are looked up straight into `out`,
+/// and the skipped ones squeezed out there when there are any.
+pub(super) fn random_picked_bytes(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: &mut Vec<u8>) {
+    out.reserve(n);
+    let mut left = n;
+    while left > 0 {
+        let len = pool_len(left);
+        let base = out.len();
+        for _ in 0..len.div_ceil(4) {
+            out.extend(rng.next_u32().to_le_bytes().map(|b| picks.0[usize::from(b)]));
+        }
+        let take = left.min(len);
+        let drawn = out.get(base..).unwrap_or_default();
+        if drawn.iter().take(take).fold(0, |any, &c| any | c) & Picks::SKIP == 0 {
+            out.truncate(base + take);
+            left -= take;
+            continue;
+        }
+        let mut k = base;
+        for r in base..base + len {
+            let c = out[r];
+            out[k] = c;
+            k += usize::from(c != Picks::SKIP);
+        }
+        let k = (k - base).min(left);
+        out.truncate(base + k);
+        left -= k;
+    }
+}
+
+/// `random_digits(n)` into bytes, as [`random_digits_into`] draws it.
+pub(super) fn random_digits_bytes(rng: &mut ChaCha8Rng, n: usize, out: &mut Vec<u8>) {
+    random_picked_bytes(rng, &DIGITS, n, out);
+}
+
+/// `random_string(n[, alphabet])` into bytes, as [`random_string_into`] draws it.
+pub(super) fn random_string_bytes(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>, out: &mut Vec<u8>) {
+    match alphabet {
+        None => random_picked_bytes(rng, &ALPHANUMERIC_PICKS, n, out),
+        Some(_) => {
+            let mut text = String::new();
+            random_string_into(rng, n, alphabet, &mut text);
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+}
+
 /// Refuses what `random_range(a..b)` would panic on: bounds that are not finite, an empty range, or a range
 /// wider than the largest float (`random_float(-1e308, 1e308)`).
 fn check_float_range(a: f64, b: f64) -> Result<(), Error> {
@@ -301,13 +349,18 @@ mod tests {
 
     use super::*;
 
-    /// Both ways of picking, from generators seeded alike: the text and what is left in the generator.
+    /// Both ways of picking, from generators seeded alike: the text and what is left in the generator. The
+    /// table's way into bytes (after a byte already there) is checked against its way into text.
     fn both(seed: u64, alphabet: &[u8], picks: &Picks, n: usize) -> ((String, u64), (String, u64)) {
         let (mut plain, mut table) = (ChaCha8Rng::seed_from_u64(seed), ChaCha8Rng::seed_from_u64(seed));
-        let (mut a, mut b) = (String::new(), String::new());
+        let mut bytes_rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut a, mut b, mut c) = (String::new(), String::new(), vec![b'x']);
         random_from(&mut plain, alphabet, n, &mut a);
         random_picked(&mut table, picks, n, &mut b);
-        ((a, plain.next_u64()), (b, table.next_u64()))
+        random_picked_bytes(&mut bytes_rng, picks, n, &mut c);
+        let table_next = table.next_u64();
+        assert_eq!((&c[1..], bytes_rng.next_u64()), (b.as_bytes(), table_next), "bytes and text differ");
+        ((a, plain.next_u64()), (b, table_next))
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! gives the same bytes. A leaf whose fast form cannot write it (a name that is not defined, say) goes to
 //! the engine, as a template outside a body does.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::{Arc, MutexGuard};
 
 use minijinja::value::ValueKind;
@@ -196,8 +196,8 @@ fn estimate(p: &Piece) -> usize {
 
 impl Templates {
     /// Writes a JSON body for a scope.
-    pub fn render_json(&self, body: &JsonBody, scope: &Arc<Scope>) -> Result<String, JsonError> {
-        let mut out = String::with_capacity(body.capacity);
+    pub fn render_json(&self, body: &JsonBody, scope: &Arc<Scope>) -> Result<Vec<u8>, JsonError> {
+        let mut out = Vec::with_capacity(body.capacity);
         // The generator is taken once for a run of draws, and let go before a leaf (the engine takes it).
         let mut rng = None;
         for op in &body.ops {
@@ -215,7 +215,7 @@ impl Templates {
         Ok(out)
     }
 
-    fn leaf(&self, leaf: &Leaf, scope: &Arc<Scope>, out: &mut String) -> Result<(), JsonError> {
+    fn leaf(&self, leaf: &Leaf, scope: &Arc<Scope>, out: &mut Vec<u8>) -> Result<(), JsonError> {
         let mark = out.len();
         if leaf.fast {
             let mut rng = None;
@@ -230,7 +230,7 @@ impl Templates {
             Kind::Value => {
                 let value: serde_json::Value =
                     serde_json::from_str(&text).map_err(|e| JsonError::Value(e.to_string()))?;
-                out.push_str(&value.to_string());
+                out.extend_from_slice(value.to_string().as_bytes());
             }
         }
         Ok(())
@@ -243,20 +243,20 @@ fn write<'s>(
     op: &Op,
     scope: &'s Arc<Scope>,
     rng: &mut Option<MutexGuard<'s, ChaCha8Rng>>,
-    out: &mut String,
+    out: &mut Vec<u8>,
 ) -> Option<()> {
     match op {
-        Op::Text(t) => out.push_str(t),
+        Op::Text(t) => out.extend_from_slice(t.as_bytes()),
         Op::Draw(p) => {
-            p.draw(rng.get_or_insert_with(|| scope.rng()), out);
+            p.draw_bytes(rng.get_or_insert_with(|| scope.rng()), out);
         }
         Op::DrawEscaped(p) => {
             let mark = out.len();
-            p.draw(rng.get_or_insert_with(|| scope.rng()), out);
+            p.draw_bytes(rng.get_or_insert_with(|| scope.rng()), out);
             escape_tail(out, mark);
         }
-        Op::Vu => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.0)),
-        Op::Iteration => out.push_str(itoa::Buffer::new().format(scope.vu_and_iteration()?.1)),
+        Op::Vu => out.extend_from_slice(itoa::Buffer::new().format(scope.vu_and_iteration()?.0).as_bytes()),
+        Op::Iteration => out.extend_from_slice(itoa::Buffer::new().format(scope.vu_and_iteration()?.1).as_bytes()),
         Op::Name(n) => name_text(scope, n, out)?,
         Op::NameValue(n) => name_value(scope, n, out)?,
         Op::Leaf(_) => return None,
@@ -266,7 +266,7 @@ fn write<'s>(
 
 /// A name's value as the engine writes it into text; `None` (the engine's turn) for none and undefined.
 #[inline(never)]
-fn name_text(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
+fn name_text(scope: &Arc<Scope>, name: &str, out: &mut Vec<u8>) -> Option<()> {
     let v = scope.lookup(name)?;
     if v.is_undefined() || v.is_none() {
         return None;
@@ -280,17 +280,19 @@ fn name_text(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
 /// A name's value as `tojson` gives it, for the kinds that are plainly the same in JSON; `None` for the
 /// others (floats, sequences, maps...), which the engine writes.
 #[inline(never)]
-fn name_value(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
+fn name_value(scope: &Arc<Scope>, name: &str, out: &mut Vec<u8>) -> Option<()> {
     let v = scope.lookup(name)?;
     match v.kind() {
         ValueKind::String => {
-            out.push('"');
+            out.push(b'"');
             escape_into(v.as_str()?, out);
-            out.push('"');
+            out.push(b'"');
         }
-        ValueKind::Number if v.is_integer() => out.push_str(itoa::Buffer::new().format(v.as_i64()?)),
-        ValueKind::Bool => out.push_str(if v.is_true() { "true" } else { "false" }),
-        ValueKind::None => out.push_str("null"),
+        ValueKind::Number if v.is_integer() => {
+            out.extend_from_slice(itoa::Buffer::new().format(v.as_i64()?).as_bytes())
+        }
+        ValueKind::Bool => out.extend_from_slice(if v.is_true() { b"true" } else { b"false" }),
+        ValueKind::None => out.extend_from_slice(b"null"),
         _ => return None,
     }
     Some(())
@@ -298,24 +300,21 @@ fn name_value(scope: &Arc<Scope>, name: &str, out: &mut String) -> Option<()> {
 
 /// `text` as a JSON string, quotes included.
 fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    escape_into(text, &mut out);
-    out.push('"');
-    out
+    format!("\"{}\"", escaped(text))
 }
 
 fn escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let mut out = Vec::with_capacity(text.len());
     escape_into(text, &mut out);
-    out
+    // Escaping only replaces ASCII bytes with ASCII text: what was UTF-8 stays UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Escapes what was written to `out` from `mark` on, when any of it needs an escape.
-fn escape_tail(out: &mut String, mark: usize) {
-    if out.as_bytes()[mark..].iter().any(|&b| needs_escape(b)) {
+fn escape_tail(out: &mut Vec<u8>, mark: usize) {
+    if out.get(mark..).unwrap_or_default().iter().any(|&b| needs_escape(b)) {
         let tail = out.split_off(mark);
-        escape_into(&tail, out);
+        escape_bytes_into(&tail, out);
     }
 }
 
@@ -325,31 +324,35 @@ fn needs_escape(b: u8) -> bool {
 
 /// Appends `text` escaped as serde_json escapes a string: `"`, `\` and the controls below 0x20 (those with
 /// a short form as `\n`, the others as `\u00XX`); everything else as it is.
-fn escape_into(text: &str, out: &mut String) {
+fn escape_into(text: &str, out: &mut Vec<u8>) {
+    escape_bytes_into(text.as_bytes(), out);
+}
+
+fn escape_bytes_into(text: &[u8], out: &mut Vec<u8>) {
     let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
+    for (i, &b) in text.iter().enumerate() {
         if !needs_escape(b) {
             continue;
         }
-        out.push_str(&text[start..i]);
+        out.extend_from_slice(&text[start..i]);
         start = i + 1;
         match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
             _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 15)]));
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 15)]);
             }
         }
     }
-    out.push_str(&text[start..]);
+    out.extend_from_slice(&text[start..]);
 }
 
 #[cfg(test)]
@@ -361,9 +364,9 @@ mod tests {
         let mut text: String = (0u8..0x80).map(char::from).collect();
         text.push_str("é ü \u{2028} \u{fffd} \u{1f600}");
         assert_eq!(quoted(&text), serde_json::to_string(&text).unwrap());
-        let mut out = String::from("ab");
-        out.push_str(&text);
+        let mut out = b"ab".to_vec();
+        out.extend_from_slice(text.as_bytes());
         escape_tail(&mut out, 2);
-        assert_eq!(out, format!("ab{}", escaped(&text)));
+        assert_eq!(out, format!("ab{}", escaped(&text)).into_bytes());
     }
 }
