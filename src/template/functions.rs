@@ -255,32 +255,35 @@ pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: 
 }
 
 /// [`random_picked`] into bytes: the same words drawn, the same characters, appended to `out` without the
-/// checks a `String` needs (a JSON body is bytes). Each pool's characters are looked up straight into `out`,
-/// and the skipped ones squeezed out there when there are any.
+/// checks a `String` needs (a JSON body is bytes). One pass a pool: each byte's character is written at the
+/// count of characters so far, which only a picked one raises (the count stays below 32, the pool's most).
 pub(super) fn random_picked_bytes(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: &mut Vec<u8>) {
     out.reserve(n);
     let mut left = n;
+    let mut picked = [0u8; 32];
     while left > 0 {
         let len = pool_len(left);
-        let base = out.len();
-        for _ in 0..len.div_ceil(4) {
-            out.extend(rng.next_u32().to_le_bytes().map(|b| picks.0[usize::from(b)]));
-        }
-        let take = left.min(len);
-        let drawn = out.get(base..).unwrap_or_default();
-        if drawn.iter().take(take).fold(0, |any, &c| any | c) & Picks::SKIP == 0 {
-            out.truncate(base + take);
-            left -= take;
-            continue;
-        }
-        let mut k = base;
-        for r in base..base + len {
-            let c = out[r];
-            out[k] = c;
+        let mut k = 0;
+        let mut pick = |b: u8| {
+            let c = picks.0[usize::from(b)];
+            picked[k & 31] = c;
             k += usize::from(c != Picks::SKIP);
+        };
+        for _ in 0..len / 4 {
+            let [a, b, c, d] = rng.next_u32().to_le_bytes();
+            pick(a);
+            pick(b);
+            pick(c);
+            pick(d);
         }
-        let k = (k - base).min(left);
-        out.truncate(base + k);
+        // `fill_bytes` takes a whole word for the last bytes of a pool and drops the rest of it.
+        if len % 4 > 0 {
+            for &b in rng.next_u32().to_le_bytes().iter().take(len % 4) {
+                pick(b);
+            }
+        }
+        let k = k.min(left);
+        out.extend_from_slice(picked.get(..k).unwrap_or_default());
         left -= k;
     }
 }
