@@ -277,7 +277,7 @@ pub(super) fn random_picked_bytes(rng: &mut ChaCha8Rng, picks: &Picks, n: usize,
             pick(d);
         }
         // `fill_bytes` takes a whole word for the last bytes of a pool and drops the rest of it.
-        if len % 4 > 0 {
+        if !len.is_multiple_of(4) {
             for &b in rng.next_u32().to_le_bytes().iter().take(len % 4) {
                 pick(b);
             }
