@@ -13,11 +13,11 @@ Settings come from the environment (bench/run.sh passes its own through):
     RUNS (3)        rounds of every scenario; figures are medians of the rounds
     DURATION (10)   seconds of each run
     GAP (2)         seconds of rest before each run
-    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall close tls" (see PARTS
-                    below); "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
+    PARTS           which parts, default "peers big cpu cpu32k cg icache users gen stall close tls busy" (see
+                    PARTS below); "tools" and "crowd" (the tools users pick, bench/peers/) run only when named
     BASE            another planrun build to compare with, in parts cpu, cpu32k, cg, icache and users
     CLIENT_CPU (1)  the CPU of the generators (wrk, oha, planrun with `--cores 1`)
-    ALL_CPUS        the CPUs of planrun in "users", "gen", "stall" (default: every CPU)
+    ALL_CPUS        the CPUs of planrun in "users", "gen", "stall", "busy" (default: every CPU)
 
 Within a round the generators run one after the other, in the next order of a balanced Latin square:
 over a full cycle of rounds each generator runs in each place, and right after each of the others, equally
@@ -44,10 +44,11 @@ BIG_USERS = 19000
 MANY_USERS = 10000
 STALL_SECONDS = 2
 HANG_GUARD = 120  # seconds a run may overrun its DURATION before it is killed
-ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall close tls"
+ALL_PARTS = "peers big cpu cpu32k cg icache users gen stall close tls busy"
 # Parts that run only when named: the load-test tools users pick, on planrun's own workload.
 TOOL_PARTS = "tools crowd"
 THINK = "2s"
+JSON_LOOPS = (2, 22)  # the JSON plan's loops per user in part cg's two runs
 
 # The tools of parts "tools" and "crowd" (bench/peers/ has each one's script of bench/plans/peers.yaml).
 PEER_TOOLS = ["planrun-peers", "drill", "locust", "k6", "artillery", "jmeter"]
@@ -78,11 +79,12 @@ SCENARIOS = {
     "tlsclose": (["wrk-close", "close-1", "close-base"], CONNS, "nginxtls", 0),
     "tls": (["wrk", "cores1", "base"], CONNS, "nginxtls", 0),
     "tlsusers": (["users-1", "users-base", "users-plain"], MANY_USERS, "nginxtls", 10),
+    "busy": (["json-1", "json-all", "json-1-busy", "json-all-busy"], CONNS, "nginx", 0),
 }
 # The parts (PARTS) and the scenarios each runs in rounds; big, cg, icache and stall run their own way.
 PART_SCENARIOS = {"peers": ["tput", "c1000", "c10000", "lat"], "cpu": ["cpu"], "cpu32k": ["cpu32k"],
                   "users": ["users", "think"], "gen": ["gen"], "tools": ["tools"], "crowd": ["crowd"],
-                  "close": ["close", "tlsclose"], "tls": ["tls", "tlsusers"]}
+                  "close": ["close", "tlsclose"], "tls": ["tls", "tlsusers"], "busy": ["busy"]}
 BASE_TOOLS = {"base", "users-base", "think-base", "close-base"}
 LABELS = {
     "planrun": "planrun (GET, templated query, assertion, JTL)",
@@ -230,6 +232,12 @@ class Bench:
             self.plans[name] = self.derived(f"{name}.yaml", text)
             self.plans[f"{name}-loops"] = self.derived(
                 f"{name}-loops.yaml", text.replace('duration: "{{ props.duration }}"', "loops: 600"))
+        # The JSON plan with loops, for callgrind: 10 users x 2 and x 22 requests (see json_instructions).
+        with open(self.plans["json-body"]) as f:
+            json_plan = f.read()
+        for loops in JSON_LOOPS:
+            self.plans[f"json-loops{loops}"] = self.derived(
+                f"json-loops{loops}.yaml", json_plan.replace('duration: "{{ props.duration }}"', f"loops: {loops}"))
 
     def derived(self, name, text):
         path = self.path(name)
@@ -558,6 +566,11 @@ class Bench:
             "json-all": lambda: self.planrun(name, plans["json-body"], users, ramp, url,
                                              extra=["--cores", str(n)], cpus=self.all),
             "json-seg": lambda: self.segments(name, plans["json-body"], users, ramp, url),
+            # The same two with a busy loop on SERVER_CPU (beside nginx) for the length of the run.
+            "json-1-busy": lambda: self.busy(lambda: self.planrun(name, plans["json-body"], users, ramp, url,
+                                                                  extra=["--cores", "1"], cpus=self.all)),
+            "json-all-busy": lambda: self.busy(lambda: self.planrun(name, plans["json-body"], users, ramp, url,
+                                                                    extra=["--cores", str(n)], cpus=self.all)),
             "users-1": lambda: self.planrun(name, get, users, ramp, url, extra=["--cores", "1"], cpus=self.all,
                                             duration=dur),
             "users-all": lambda: self.planrun(name, plans["throughput"], users, ramp, url,
@@ -595,6 +608,17 @@ class Bench:
         self.runs.append(run)
         return run
 
+    def busy(self, run):
+        """Runs `run()` while a shell loops without rest on SERVER_CPU, started before and stopped (by its PID)
+        after: the other work of a loaded machine, on the core the generator shares with nginx."""
+        loop = self.procs.start(["sh", "-c", "while :; do :; done"], cpus_of(self.a.server_cpu),
+                                subprocess.DEVNULL, subprocess.DEVNULL)
+        try:
+            return run()
+        finally:
+            loop.kill()
+            self.procs.wait(loop, 10)
+
     def rounds(self, part):
         tools, users, target, ramp = SCENARIOS[part]
         tools = [t for t in tools if (t not in ("wrk", "oha") or shutil.which(t)) and (t not in BASE_TOOLS or self.a.base)
@@ -618,12 +642,13 @@ class Bench:
         remove(self.path(f"cg.{name}.cg"), self.path(f"cg.{name}.jtl"))
         run.update(part=part, tool=name, round=1)
         if collected and reqs:
-            run["per_request"] = int(collected.group(1)) / reqs
+            run.update(per_request=int(collected.group(1)) / reqs, collected=int(collected.group(1)), reqs=reqs)
             log(f"callgrind {name}: {collected.group(1)} instructions for {reqs} requests")
         else:
             run["failed"] = True
             log(f"callgrind {name} failed: {self.text(f'cg.{name}', 'err').strip()[-300:]}")
         self.runs.append(run)
+        return run
 
     def caches(self, name, argv, requests_of):
         """argv under cachegrind (its simulated caches: instructions, L1i and L1d misses a request) and under
@@ -649,6 +674,21 @@ class Bench:
             log(f"icache {name}: {run['I_per_request']:.0f} instructions, {run['I1_per_request']:.1f} L1i and "
                 f"{run['D1_per_request']:.1f} L1d misses a request, {run.get('hot_lines')} hot lines")
         remove(cg_out, hl_out)
+        self.runs.append(run)
+
+    def json_instructions(self, name, binary):
+        """Instructions per request of the JSON plan under callgrind, at the margin: its runs of 10 users x
+        JSON_LOOPS requests, the difference of their instructions over the difference of their requests, so that
+        loading the plan (434 templates compiled) is not counted. Its requests cost up to 4 M instructions each
+        in older builds: few of them keep callgrind to minutes."""
+        runs = [self.instructions(f"{name}.{loops}", binary, ["--cores", "1"], plan=f"json-loops{loops}")
+                for loops in JSON_LOOPS]
+        run = Run(part="cg", tool=name, round=1)
+        if all(r.get("collected") for r in runs) and runs[1]["reqs"] > runs[0]["reqs"]:
+            run["per_request"] = (runs[1]["collected"] - runs[0]["collected"]) / (runs[1]["reqs"] - runs[0]["reqs"])
+            log(f"callgrind {name}: {run['per_request']:.0f} instructions a request at the margin")
+        else:
+            run["failed"] = True
         self.runs.append(run)
 
     def icache(self):
@@ -1020,6 +1060,10 @@ def builds_tables(b, parts):
                        f"{fmt(b.get('icache', ic, 'hot_lines'))} |")
         if "cg" in parts:
             out.append(f"| planrun --cores {n} | | | | | {fmt(b.get('cg', f'cores{n}', 'per_request'))} | | |")
+            out.append(f"| planrun --cores 1, JSON plan (~10 KB body; at the margin of 10 users x {JSON_LOOPS}) | | | | | "
+                       f"{fmt(b.get('cg', 'json-cores1', 'per_request'))} | | |")
+            if base:
+                out.append(f"| {base}, JSON plan | | | | | {fmt(b.get('cg', 'json-base', 'per_request'))} | | |")
     ratios = [("CPU per request, planrun / wrk", "cores1", "wrk"), ("CPU per request, BASE / wrk", "base", "wrk"),
               ("CPU per request, planrun / BASE", "cores1", "base")]
     if "cpu" in parts or "cpu32k" in parts:
@@ -1054,7 +1098,7 @@ def cores_tables(b, parts):
     out = ["", "## planrun --cores", "", host_line(b),
            f"nginx on core(s) {a.server_cpu}; {versions(b, peers=False)}; median of {a.runs} round(s) of "
            f"{a.duration} s runs; a ratio is the median over the rounds of the ratio within one round."]
-    if "gen" in parts or "users" in parts:
+    if "gen" in parts or "users" in parts or "busy" in parts:
         out += ["", f"| figure (planrun on CPUs {a.all_cpus}) | --cores 1 | --cores {n} | ratio |",
                 "| --- | ---: | ---: | ---: |"]
 
@@ -1069,6 +1113,22 @@ def cores_tables(b, parts):
         row("CPU s / 10k requests, JSON plan", "gen", "json-1", "json-all", "cpu10k", ".2f")
         row("planrun CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
         row("nginx CPU, % of one core, JSON plan", "gen", "json-1", "json-all", "nginx_pct", ".0f", "%", False)
+    if "busy" in parts:
+        busy = f"a busy loop on core(s) {a.server_cpu}"
+        row(f"requests/s, JSON plan, {CONNS} users (rounds with {busy} rotated in)", "busy", "json-1", "json-all",
+            "rps", ".0f")
+        row(f"requests/s, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "rps", ".0f")
+        row("CPU s / 10k requests, JSON plan", "busy", "json-1", "json-all", "cpu10k", ".2f")
+        row(f"CPU s / 10k requests, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "cpu10k", ".2f")
+        row("planrun CPU, % of one core, JSON plan", "busy", "json-1", "json-all", "cpu_pct", ".0f", "%", False)
+        row(f"planrun CPU, % of one core, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "cpu_pct",
+            ".0f", "%", False)
+        row("nginx CPU, % of one core, JSON plan", "busy", "json-1", "json-all", "nginx_pct", ".0f", "%", False)
+        row(f"nginx CPU, % of one core, JSON plan, with {busy}", "busy", "json-1-busy", "json-all-busy", "nginx_pct",
+            ".0f", "%", False)
+        out.append(f"| spread of the requests/s ratio over the rounds: idle; with {busy} | | | "
+                   f"{b.ratio_cell('busy', 'json-all', 'json-1', 'rps')}; "
+                   f"{b.ratio_cell('busy', 'json-all-busy', 'json-1-busy', 'rps')} |")
     if "users" in parts:
         row(f"requests/s, {MANY_USERS:,} users (GET plan, ramp-up 2 s)", "users", "users-1", "users-all", "rps", ".0f")
     if "stall" in parts:
@@ -1324,6 +1384,9 @@ def main(argv=None):
                     b.instructions("base", a.base)
                 b.instructions("cores1", a.planrun, ["--cores", "1"])
                 b.instructions(f"cores{b.ncpu}", a.planrun, ["--cores", str(b.ncpu)])
+                if a.base:
+                    b.json_instructions("json-base", a.base)
+                b.json_instructions("json-cores1", a.planrun)
             if part in ("close", "tls") and shutil.which("valgrind"):
                 log(f"callgrind: instructions per request, part {part} (a few minutes)")
                 cases = ([("close", "close-loops", a.nginx), ("tlsclose", "tlsclose-loops", a.nginx_tls)]
@@ -1359,7 +1422,7 @@ def main(argv=None):
         lines += ["", big_line(b, warnings)]
     if set(parts) & {"cpu", "cpu32k", "cg", "icache", "users"}:
         lines += builds_tables(b, parts)
-    if set(parts) & {"users", "gen", "stall"}:
+    if set(parts) & {"users", "gen", "stall", "busy"}:
         lines += cores_tables(b, parts)
     for part in ("tools", "crowd"):
         if part in parts:

@@ -19,13 +19,14 @@
 #
 # Environment:
 #   RUNS (3), DURATION (10 s), GAP (2 s of rest before each run)
-#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall close tls profile (default: all of them)
+#   PARTS   any of: peers big cpu cpu32k cg icache users gen stall close tls busy profile (default: all of them)
 #             peers   wrk, oha and planrun's three plans: req/s, CPU per request, RSS at 1,000 and 10,000
 #                     connections, p50/p99 against the 50 ms stub
 #             big     one run of 19,000 virtual users, and wrk with as many connections
 #             cpu     CPU per request, user and sys apart: wrk, planrun `--cores 1` and BASE, GET plan
 #             cpu32k  the same against 32 KiB responses
-#             cg      callgrind instructions per request: `--cores 1`, `--cores` every CPU, BASE (valgrind)
+#             cg      callgrind instructions per request: `--cores 1`, `--cores` every CPU, BASE (valgrind);
+#                     and the JSON plan of gen, `--cores 1` and BASE
 #             icache  cachegrind's L1 misses and the hot lines (bench/hot_lines.py) a request: planrun,
 #                     BASE, wrk (valgrind)
 #             users   peak RSS of 10,000 users: `--cores 1`, every CPU, BASE; with a 2 s think time too
@@ -35,6 +36,8 @@
 #                     wrk, planrun and BASE; callgrind instructions per request (valgrind)
 #             tls     keep-alive over https: CPU per request of wrk, planrun and BASE; instructions per request;
 #                     peak RSS of 10,000 users over https and http
+#             busy    the plan of gen with `--cores 1` and every CPU, and the same two with a busy loop on
+#                     SERVER_CPU, in rotated rounds: what `--cores` gains on a loaded machine
 #             profile perf profile of planrun's 50-connection run (bench/profile.sh; needs perf)
 #           and, only when named (they install the tools users pick, a few minutes once):
 #             tools   bench/plans/peers.yaml (200 users, GET + form POST with random fields, status
@@ -47,7 +50,7 @@
 #                     H2_USERS 50, H2_REQUESTS 200000 a run)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
 #   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
-#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall"; default every CPU)
+#   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall", "busy"; default every CPU)
 #   TOOLS   which tools parts tools and crowd run (default all: drill locust k6 artillery jmeter; planrun always)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)
 #   TOOLS_DIR (~/.cache/planrun-bench): where parts tools and crowd install drill (cargo install --root), Locust
@@ -64,7 +67,7 @@ for old in PEERS CORES BIG PROFILE CALLGRIND STALL; do
     exit 2
   fi
 done
-PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall close tls profile h2} "
+PARTS=" ${PARTS:-peers big cpu cpu32k cg icache users gen stall close tls busy profile h2} "
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -310,3 +310,102 @@ fn contradicting_or_double_bodies_are_plan_errors_and_nothing_is_sent() {
     }
     assert_eq!(server.count(), 0);
 }
+
+/// Every kind of JSON leaf, drawn from the users' generators in the order written: a body's bytes for a seed
+/// are pinned below, so a change in how JSON bodies are built cannot change what a plan sends.
+const JSON_KINDS: &str = r#"
+method: POST
+url: /ok
+json:
+  order: "{{ vu }}-{{ iteration }}"
+  id: "{{ random_int(1, 999999) }}"
+  neg: "{{random_int(-50,-10)}}"
+  sku: "{{ random_string(12) }}"
+  digits: "{{ random_digits(6) }}"
+  quoted: "{{ random_string(9, 'a\"<>&') }}"
+  backslash: '{{ random_string(3, "\\") }}'
+  wide: "{{ random_string(3, 'éü') }}"
+  uuid: "{{ uuid() }}"
+  spaced: "  {{ random_int(1, 9) }}  "
+  vu: "{{ vu }}"
+  iteration: "{{ iteration }}"
+  group: "{{ group }}"
+  prop: "{{ props.label }}"
+  props: "{{ props }}"
+  sum: "{{ 1 + 2 }}"
+  float: "{{ random_float(0, 1) }}"
+  choice: "{{ random_choice(['x', 'y', 'z']) }}"
+  list: "{{ [vu, 'a<b', none, true] }}"
+  text: "n{{ vu }}-{{ random_string(4) }}"
+  tab: "\t{{ random_string(2, 'x\"') }}\u0001é"
+  filtered: "{{ random_string(5) | upper }}"
+  "key \"q\" é": [1, -2.5, 1e300, null, true, false, "const \" \\ \n", [], {}]
+  nested: { a: [{ b: "{{ random_int(1, 3) }}" }, "{{ random_string(3) }}"], c: { } }
+"#;
+
+#[test]
+fn json_bodies_keep_their_bytes_for_a_seed() {
+    let server = Server::start();
+    let dir = TempDir::new("bodies_json_pinned");
+    let plan = plan(&server.url(), &[("g", JSON_KINDS), ("h", JSON_KINDS)])
+        .replace("loops: 1", "loops: 2")
+        .replace("thread_groups:", "properties: { label: \"a\\\"b<c>\", n: 7 }\nthread_groups:");
+    let plan = dir.write("plan.yaml", plan);
+    let dry = planrun(
+        dir.path(),
+        ["dry-run".as_ref(), plan.as_os_str(), "-n".as_ref(), "2".as_ref(), "--seed".as_ref(), "5".as_ref()],
+    );
+    assert_eq!(dry.status.code(), Some(0), "{}", common::describe(&dry));
+    let shown: Vec<String> =
+        parse_dry_run(&dry.stdout).into_iter().map(|p| String::from_utf8(p.body).expect("UTF-8")).collect();
+    assert_eq!(shown, JSON_KINDS_BODIES);
+
+    // The run sends the same bodies.
+    let (_, jtl) = run_ok(&dir, &plan, &["--seed", "5"]);
+    assert_eq!(jtl.rows.len(), 4, "{}", jtl.text);
+    assert!(jtl.rows.iter().all(|r| r["success"] == "true"), "{}", jtl.text);
+    let mut sent: Vec<String> =
+        server.requests().into_iter().map(|r| String::from_utf8(r.body).expect("UTF-8")).collect();
+    sent.sort();
+    let mut want = JSON_KINDS_BODIES.map(String::from).to_vec();
+    want.sort();
+    assert_eq!(sent, want);
+    for body in &sent {
+        serde_json::from_str::<serde_json::Value>(body).expect("the body is JSON");
+    }
+}
+
+/// The benchmark's 10 KB order (bench/plans/json-body.yaml), as dry-run prints its first requests for seed 1:
+/// length and SHA-256.
+#[test]
+fn the_benchmark_json_body_keeps_its_bytes_for_a_seed() {
+    let dir = TempDir::new("bodies_json_bench_pinned");
+    let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/plans/json-body.yaml");
+    let dry = planrun(dir.path(), ["dry-run".as_ref(), plan.as_os_str(), "-n".as_ref(), "3".as_ref()]);
+    assert_eq!(dry.status.code(), Some(0), "{}", common::describe(&dry));
+    let printed = parse_dry_run(&dry.stdout);
+    let digests: Vec<String> = printed
+        .iter()
+        .map(|p| {
+            use sha2::Digest as _;
+            let hash = sha2::Sha256::digest(&p.body);
+            format!("{} {}", p.body.len(), hash.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        })
+        .collect();
+    assert_eq!(
+        digests,
+        [
+            "10191 8841d32c01919607cc1db8e23d89f62fc1024164acbe888829a25e50f3c433df",
+            "10182 1563348fc842c71f34307109631c1176ea42ba68ecc33805af04b3876987883b",
+            "10186 f18ed09c485ad73513d415501a2b789c4c03174f978513abdf22065bf7b3acf0",
+        ]
+    );
+}
+
+/// What [`JSON_KINDS`] sends with seed 5: dry-run's first two requests of group `g`'s first user, then `h`'s.
+const JSON_KINDS_BODIES: [&str; 4] = [
+    r##"{"order":"1-1","id":925548,"neg":-46,"sku":"oDKO5A7GyT8c","digits":"755301","quoted":">\">&a\"aaa","backslash":"\\\\\\","wide":"üüé","uuid":"d86bbacf-983f-4795-af1b-9fa1ca9fab34","spaced":3,"vu":1,"iteration":1,"group":"g","prop":"a\"b<c>","props":{"label":"a\"b<c>","n":7},"sum":3,"float":0.1523421262611402,"choice":"z","list":[1,"a<b",null,true],"text":"n1-t4FB","tab":"\t\"\"\u0001é","filtered":"NHKRJ","key \"q\" é":[1,-2.5,1e+300,null,true,false,"const \" \\ \n",[],{}],"nested":{"a":[{"b":1},"9dP"],"c":{}}}"##,
+    r##"{"order":"1-2","id":484657,"neg":-41,"sku":"ZKeHYOuBS0SD","digits":"992822","quoted":">>>>a>\"<\"","backslash":"\\\\\\","wide":"üüé","uuid":"b9714192-a7e1-45c3-bc7a-3290dcc9108e","spaced":4,"vu":1,"iteration":2,"group":"g","prop":"a\"b<c>","props":{"label":"a\"b<c>","n":7},"sum":3,"float":0.5743940560581435,"choice":"z","list":[1,"a<b",null,true],"text":"n1-veS1","tab":"\txx\u0001é","filtered":"HQFY2","key \"q\" é":[1,-2.5,1e+300,null,true,false,"const \" \\ \n",[],{}],"nested":{"a":[{"b":1},"mK1"],"c":{}}}"##,
+    r##"{"order":"1-1","id":316728,"neg":-35,"sku":"Ck91a0rdewv3","digits":"704422","quoted":">\"&>><a&a","backslash":"\\\\\\","wide":"üéé","uuid":"61c97a36-b127-4b9b-96bf-b3618cd5e7fe","spaced":7,"vu":1,"iteration":1,"group":"h","prop":"a\"b<c>","props":{"label":"a\"b<c>","n":7},"sum":3,"float":0.4654065590122034,"choice":"x","list":[1,"a<b",null,true],"text":"n1-R6nS","tab":"\txx\u0001é","filtered":"N24FB","key \"q\" é":[1,-2.5,1e+300,null,true,false,"const \" \\ \n",[],{}],"nested":{"a":[{"b":2},"lbf"],"c":{}}}"##,
+    r##"{"order":"1-2","id":769395,"neg":-16,"sku":"jK0qE9FrT74M","digits":"991004","quoted":"<a&aa<<&<","backslash":"\\\\\\","wide":"üéü","uuid":"a95c13d5-1ca2-414f-a788-5d1e25ca5717","spaced":2,"vu":1,"iteration":2,"group":"h","prop":"a\"b<c>","props":{"label":"a\"b<c>","n":7},"sum":3,"float":0.640143434397326,"choice":"y","list":[1,"a<b",null,true],"text":"n1-h70x","tab":"\tx\"\u0001é","filtered":"XMWXN","key \"q\" é":[1,-2.5,1e+300,null,true,false,"const \" \\ \n",[],{}],"nested":{"a":[{"b":2},"UUD"],"c":{}}}"##,
+];

@@ -13,8 +13,8 @@ use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, HOST};
 
 use crate::http::target::Base;
 use crate::mask::Masks;
-use crate::plan::model::{Assertion, Body, Check, ExtractFrom, Plan, RequestStep, Step};
-use crate::template::Tpl;
+use crate::plan::model::{Assertion, Body, Check, ExtractFrom, JsonTpl, Plan, RequestStep, Step};
+use crate::template::{JsonBody, JsonBuilder, Tpl};
 
 /// Everything a run needs, shared by every virtual user: the plan, its steps compiled. It reads as the plan
 /// (`graph.groups`, `graph.defaults`...).
@@ -67,6 +67,8 @@ pub struct RequestNode {
     pub content_type: Option<HeaderValue>,
     /// The step's line in the plan, named in assertion failures.
     pub line: u32,
+    /// A JSON body, compiled to its literal text and its leaves (`None` for the other bodies).
+    pub json: Option<JsonBody>,
 }
 
 /// A request header: its name, and its value as a template, or already made when it is fixed text.
@@ -119,10 +121,211 @@ fn request(mut r: RequestStep) -> RequestNode {
         _ => None,
     };
     let headers_fixed = headers.iter().all(|h| h.fixed.is_some());
-    RequestNode { step: r, query_keys, headers, headers_fixed, needs_body, needs_headers, content_type, line }
+    let json = match &r.body {
+        Body::Json(j) => {
+            let mut body = JsonBuilder::new();
+            json_into(j, &mut body);
+            Some(body.finish())
+        }
+        _ => None,
+    };
+    RequestNode { step: r, query_keys, headers, headers_fixed, needs_body, needs_headers, content_type, line, json }
+}
+
+/// Writes a JSON body's tree as serde_json would serialize it, compact, keys in the plan's order.
+fn json_into(j: &JsonTpl, out: &mut JsonBuilder) {
+    match j {
+        JsonTpl::Const(v) => out.raw(&v.to_string()),
+        JsonTpl::Str(tpl) => out.string(tpl),
+        JsonTpl::Expr(tpl) => out.value(tpl),
+        JsonTpl::Array(items) => {
+            out.raw("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.raw(",");
+                }
+                json_into(item, out);
+            }
+            out.raw("]");
+        }
+        JsonTpl::Object(entries) => {
+            out.raw("{");
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.raw(",");
+                }
+                out.raw(&serde_json::Value::from(key.as_str()).to_string());
+                out.raw(":");
+                json_into(value, out);
+            }
+            out.raw("}");
+        }
+    }
 }
 
 /// Host and Content-Length are computed from the URL and the body, never taken from the plan.
 fn is_framing(name: &HeaderName) -> bool {
     name == HOST || name == CONTENT_LENGTH
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use minijinja::Value;
+    use proptest::prelude::*;
+
+    use super::{json_into, JsonBuilder, JsonTpl};
+    use crate::template::{JsonError, Scope, Shared, Templates};
+
+    /// A JSON body as it was built before it was compiled: a `serde_json::Value` of the rendered leaves
+    /// (a single expression through `tojson`, parsed back), serialized.
+    fn reference(t: &Templates, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Value, String> {
+        let r = |tpl| t.render(tpl, scope).map_err(|e| e.message);
+        Ok(match j {
+            JsonTpl::Const(v) => v.clone(),
+            JsonTpl::Str(tpl) => serde_json::Value::String(r(tpl)?),
+            JsonTpl::Expr(tpl) => serde_json::from_str(&r(tpl)?).map_err(|e| format!("json value: {e}"))?,
+            JsonTpl::Array(items) => {
+                serde_json::Value::Array(items.iter().map(|i| reference(t, i, scope)).collect::<Result<_, _>>()?)
+            }
+            JsonTpl::Object(entries) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    map.insert(k.clone(), reference(t, v, scope)?);
+                }
+                serde_json::Value::Object(map)
+            }
+        })
+    }
+
+    /// String leaves: text, fast forms, forms that give up half way (a none), the engine's, errors.
+    const STRINGS: &[&str] = &[
+        "plain",
+        "a\"b\\c\n\u{1}é",
+        "n{{ vu }}-{{ iteration }}",
+        "{{ random_string(5) }}",
+        "x{{ random_string(3, 'a\"<') }}y\t",
+        "{{ random_digits(4) }}{{ uuid() }}",
+        "{{ text }}",
+        "{{ random_int(1, 9) }}{{ nothing }}{{ random_int(1, 9) }}",
+        "{{ random_string(2) }}{{ number }}",
+        "{{ 'x' ~ 'y' }}",
+        "{{ random_string(4) | upper }}",
+        "{{ missing }}",
+    ];
+
+    /// Single expressions (a leaf `"{{ e }}"`).
+    const EXPRESSIONS: &[&str] = &[
+        "random_int(-5, 5)",
+        "random_int(1, 999999)",
+        "random_string(4)",
+        "random_string(3, 'a\"<>&')",
+        "random_string(2, 'éü')",
+        "random_digits(3)",
+        "uuid()",
+        "vu",
+        "iteration",
+        "group",
+        "text",
+        "number",
+        "big",
+        "nothing",
+        "flag",
+        "float",
+        "list",
+        "props",
+        "props.x",
+        "1 + 2",
+        "random_float(0, 1)",
+        "random_choice(['a', 'b', 'c'])",
+        "[vu, 'x<y', none]",
+        "'it''s'",
+        "missing",
+    ];
+
+    #[derive(Debug, Clone)]
+    enum Tree {
+        Const(serde_json::Value),
+        Str(usize),
+        Expr(usize),
+        Array(Vec<Tree>),
+        Object(Vec<Tree>),
+    }
+
+    fn tree() -> impl Strategy<Value = Tree> {
+        let leaf = prop_oneof![
+            (0..STRINGS.len()).prop_map(Tree::Str),
+            (0..EXPRESSIONS.len()).prop_map(Tree::Expr),
+            prop_oneof![
+                Just(serde_json::json!(null)),
+                Just(serde_json::json!(true)),
+                Just(serde_json::json!(-2.5)),
+                Just(serde_json::json!(1e300)),
+                Just(serde_json::json!("c\"\\")),
+            ]
+            .prop_map(Tree::Const),
+        ];
+        leaf.prop_recursive(3, 24, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Tree::Array),
+                prop::collection::vec(inner, 0..5).prop_map(Tree::Object),
+            ]
+        })
+    }
+
+    fn build(t: &mut Templates, tree: &Tree) -> JsonTpl {
+        match tree {
+            Tree::Const(v) => JsonTpl::Const(v.clone()),
+            Tree::Str(i) => JsonTpl::Str(t.add(STRINGS[*i]).unwrap().0),
+            Tree::Expr(i) => JsonTpl::Expr(t.add(&format!("{{{{ ({}) | tojson }}}}", EXPRESSIONS[*i])).unwrap().0),
+            Tree::Array(items) => JsonTpl::Array(items.iter().map(|i| build(t, i)).collect()),
+            Tree::Object(items) => {
+                JsonTpl::Object(items.iter().enumerate().map(|(k, i)| (format!("k{k} \"é\"\n"), build(t, i))).collect())
+            }
+        }
+    }
+
+    fn scope(shared: &Arc<Shared>) -> Arc<Scope> {
+        let s = Scope::for_vu(shared.clone(), 42, 1, Arc::from("g\"1"), 3);
+        for (name, value) in [
+            ("text", Value::from("a\"b\\c\n<&>é\u{7f}")),
+            ("number", Value::from(-17)),
+            ("big", Value::from(u64::MAX)),
+            ("nothing", Value::from(())),
+            ("flag", Value::from(true)),
+            ("float", Value::from(1.0)),
+            ("list", Value::from(vec![1, 2])),
+        ] {
+            s.set_var(Arc::from(name), value);
+        }
+        s
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// A compiled JSON body writes the bytes of the body built as a value, and draws the generator
+        /// the same: the same seed, the same bytes, request after request.
+        #[test]
+        fn a_compiled_json_body_writes_what_the_value_serializes_to(tree in tree()) {
+            let mut t = Templates::new();
+            let j = build(&mut t, &tree);
+            let mut b = JsonBuilder::new();
+            json_into(&j, &mut b);
+            let body = b.finish();
+            let shared = Arc::new(Shared { props: Value::from_iter([("x", "p\"")]), ..Shared::default() });
+            let (fast, slow) = (scope(&shared), scope(&shared));
+            for i in 1..=3 {
+                fast.set_iteration(i);
+                slow.set_iteration(i);
+                let got = t.render_json(&body, &fast).map(|b| String::from_utf8(b).unwrap()).map_err(|e| match e {
+                    JsonError::Template(e) => e.message,
+                    JsonError::Value(e) => format!("json value: {e}"),
+                });
+                let want = reference(&t, &j, &slow).map(|v| serde_json::to_string(&v).unwrap());
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
 }

@@ -6,8 +6,8 @@ use crate::compile::{Graph, RequestNode};
 use crate::http::request::{title_case, WireRequest};
 use crate::http::target::Target;
 use crate::mask::Masks;
-use crate::plan::model::{Body, JsonTpl, Part};
-use crate::template::{form_safe, Scope, TemplateError};
+use crate::plan::model::{Body, Part};
+use crate::template::{form_safe, JsonError, Scope, TemplateError};
 use bytes::{BufMut, Bytes, BytesMut};
 use http::header::{HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, COOKIE};
 use http::Method;
@@ -230,9 +230,12 @@ fn body(graph: &Graph, node: &RequestNode, scope: &Arc<Scope>) -> Result<BodyAnd
             let content_type = HeaderValue::try_from(format!("multipart/form-data; boundary={boundary}"));
             (out.freeze(), Some(content_type.map_err(|_| ())))
         }
-        Body::Json(j) => {
-            let value = json(graph, j, scope)?;
-            let text = serde_json::to_vec(&value).map_err(|e| RenderError(e.to_string()))?;
+        Body::Json(_) => {
+            let json = node.json.as_ref().ok_or_else(|| RenderError("the JSON body was not compiled".into()))?;
+            let text = t.render_json(json, scope).map_err(|e| match e {
+                JsonError::Template(e) => RenderError::from(e),
+                JsonError::Value(e) => RenderError(format!("json value: {e}")),
+            })?;
             (Bytes::from(text), Some(Ok(HeaderValue::from_static("application/json"))))
         }
         Body::Raw { body, content_type } => {
@@ -244,29 +247,6 @@ fn body(graph: &Graph, node: &RequestNode, scope: &Arc<Scope>) -> Result<BodyAnd
 
 fn quote(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-fn json(graph: &Graph, j: &JsonTpl, scope: &Arc<Scope>) -> Result<serde_json::Value, RenderError> {
-    let t = &graph.templates;
-    let r = |tpl| t.render(tpl, scope).map_err(RenderError::from);
-    Ok(match j {
-        JsonTpl::Const(v) => v.clone(),
-        JsonTpl::Str(tpl) => serde_json::Value::String(r(tpl)?),
-        JsonTpl::Expr(tpl) => {
-            let text = r(tpl)?;
-            serde_json::from_str(&text).map_err(|e| RenderError(format!("json value: {e}")))?
-        }
-        JsonTpl::Array(items) => {
-            serde_json::Value::Array(items.iter().map(|i| json(graph, i, scope)).collect::<Result<_, _>>()?)
-        }
-        JsonTpl::Object(entries) => {
-            let mut map = serde_json::Map::new();
-            for (k, v) in entries {
-                map.insert(k.clone(), json(graph, v, scope)?);
-            }
-            serde_json::Value::Object(map)
-        }
-    })
 }
 
 /// A request as dry-run shows it: head and body, with Authorization values and `masks` as `***`.

@@ -7,9 +7,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::functions::{
-    check_len, random_digits_into, random_int, random_picked, random_string_into, random_uuid, Picks,
+    check_len, random_digits_bytes, random_digits_into, random_int, random_picked, random_picked_bytes,
+    random_string_bytes, random_string_into, random_uuid, Picks,
 };
 use super::scope::Scope;
+use rand_chacha::ChaCha8Rng;
 
 /// A template compiled to pieces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +22,7 @@ pub struct Fast {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Piece {
+pub(super) enum Piece {
     Text(String),
     Name(String),
     /// `{{ vu }}` and `{{ iteration }}`, numbers written without going through a template value.
@@ -65,6 +67,11 @@ impl Fast {
         self.form_safe
     }
 
+    /// Its pieces, in order.
+    pub(super) fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
     /// Renders into `out`; `None` when the engine must render it instead (an undefined name, say, so
     /// that its error is minijinja's own).
     pub fn render(&self, scope: &Arc<Scope>, out: &mut String) -> Option<()> {
@@ -104,6 +111,33 @@ fn uuid_into(scope: &Arc<Scope>, out: &mut String) {
 }
 
 impl Piece {
+    /// Draws a random piece from `rng` into `out`, as [`Fast::render`] draws it into text; false for the
+    /// pieces that are not drawn (text, names, `vu`, `iteration`).
+    pub(super) fn draw_bytes(&self, rng: &mut ChaCha8Rng, out: &mut Vec<u8>) -> bool {
+        match self {
+            Piece::Digits(n) => random_digits_bytes(rng, *n, out),
+            Piece::Chars(n, a) => random_string_bytes(rng, *n, a.as_deref(), out),
+            Piece::Picked(n, picks) => random_picked_bytes(rng, picks, *n, out),
+            Piece::Int(a, b) => out.extend_from_slice(itoa::Buffer::new().format(random_int(rng, *a, *b)).as_bytes()),
+            Piece::Uuid => out.extend_from_slice(random_uuid(rng).as_bytes()),
+            Piece::Text(_) | Piece::Name(_) | Piece::Vu | Piece::Iteration => return false,
+        }
+        true
+    }
+
+    /// Whether what it renders never holds a byte JSON escapes in a string (`"`, `\\`, controls).
+    pub(super) fn json_safe(&self) -> bool {
+        let safe = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
+        match self {
+            Piece::Text(t) => t.bytes().all(safe),
+            Piece::Name(_) => false,
+            Piece::Vu | Piece::Iteration | Piece::Digits(_) | Piece::Int(..) | Piece::Uuid => true,
+            Piece::Chars(_, None) => true,
+            Piece::Chars(_, Some(alphabet)) => alphabet.bytes().all(safe),
+            Piece::Picked(_, picks) => picks.chars().all(safe),
+        }
+    }
+
     /// Whether what it renders is always made of bytes form encoding keeps: digits, letters, `-` (of a
     /// negative number or a UUID) and the like; a name's value can be anything.
     fn form_safe(&self) -> bool {
@@ -118,7 +152,8 @@ impl Piece {
     }
 }
 
-fn expression(e: &str) -> Option<Piece> {
+/// The piece of one expression, `random_int(1, 9)` or `vu` say, when it has one.
+pub(super) fn expression(e: &str) -> Option<Piece> {
     if is_name(e) {
         return Some(match e {
             "vu" => Piece::Vu,

@@ -254,6 +254,57 @@ pub(super) fn random_picked(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: 
     }
 }
 
+/// [`random_picked`] into bytes: the same words drawn, the same characters, appended to `out` without the
+/// checks a `String` needs (a JSON body is bytes). One pass a pool: each byte's character is written at the
+/// count of characters so far, which only a picked one raises (the count stays below 32, the pool's most).
+pub(super) fn random_picked_bytes(rng: &mut ChaCha8Rng, picks: &Picks, n: usize, out: &mut Vec<u8>) {
+    out.reserve(n);
+    let mut left = n;
+    let mut picked = [0u8; 32];
+    while left > 0 {
+        let len = pool_len(left);
+        let mut k = 0;
+        let mut pick = |b: u8| {
+            let c = picks.0[usize::from(b)];
+            picked[k & 31] = c;
+            k += usize::from(c != Picks::SKIP);
+        };
+        for _ in 0..len / 4 {
+            let [a, b, c, d] = rng.next_u32().to_le_bytes();
+            pick(a);
+            pick(b);
+            pick(c);
+            pick(d);
+        }
+        // `fill_bytes` takes a whole word for the last bytes of a pool and drops the rest of it.
+        if !len.is_multiple_of(4) {
+            for &b in rng.next_u32().to_le_bytes().iter().take(len % 4) {
+                pick(b);
+            }
+        }
+        let k = k.min(left);
+        out.extend_from_slice(picked.get(..k).unwrap_or_default());
+        left -= k;
+    }
+}
+
+/// `random_digits(n)` into bytes, as [`random_digits_into`] draws it.
+pub(super) fn random_digits_bytes(rng: &mut ChaCha8Rng, n: usize, out: &mut Vec<u8>) {
+    random_picked_bytes(rng, &DIGITS, n, out);
+}
+
+/// `random_string(n[, alphabet])` into bytes, as [`random_string_into`] draws it.
+pub(super) fn random_string_bytes(rng: &mut ChaCha8Rng, n: usize, alphabet: Option<&str>, out: &mut Vec<u8>) {
+    match alphabet {
+        None => random_picked_bytes(rng, &ALPHANUMERIC_PICKS, n, out),
+        Some(_) => {
+            let mut text = String::new();
+            random_string_into(rng, n, alphabet, &mut text);
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+}
+
 /// Refuses what `random_range(a..b)` would panic on: bounds that are not finite, an empty range, or a range
 /// wider than the largest float (`random_float(-1e308, 1e308)`).
 fn check_float_range(a: f64, b: f64) -> Result<(), Error> {
@@ -301,13 +352,18 @@ mod tests {
 
     use super::*;
 
-    /// Both ways of picking, from generators seeded alike: the text and what is left in the generator.
+    /// Both ways of picking, from generators seeded alike: the text and what is left in the generator. The
+    /// table's way into bytes (after a byte already there) is checked against its way into text.
     fn both(seed: u64, alphabet: &[u8], picks: &Picks, n: usize) -> ((String, u64), (String, u64)) {
         let (mut plain, mut table) = (ChaCha8Rng::seed_from_u64(seed), ChaCha8Rng::seed_from_u64(seed));
-        let (mut a, mut b) = (String::new(), String::new());
+        let mut bytes_rng = ChaCha8Rng::seed_from_u64(seed);
+        let (mut a, mut b, mut c) = (String::new(), String::new(), vec![b'x']);
         random_from(&mut plain, alphabet, n, &mut a);
         random_picked(&mut table, picks, n, &mut b);
-        ((a, plain.next_u64()), (b, table.next_u64()))
+        random_picked_bytes(&mut bytes_rng, picks, n, &mut c);
+        let table_next = table.next_u64();
+        assert_eq!((&c[1..], bytes_rng.next_u64()), (b.as_bytes(), table_next), "bytes and text differ");
+        ((a, plain.next_u64()), (b, table_next))
     }
 
     #[test]

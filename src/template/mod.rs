@@ -4,10 +4,12 @@
 
 mod fast;
 mod functions;
+mod json;
 #[cfg(test)]
 mod proptests;
 mod scope;
 
+pub use json::{JsonBody, JsonBuilder, JsonError};
 pub use scope::{Scope, Shared};
 
 use std::collections::HashSet;
@@ -144,6 +146,11 @@ impl Templates {
                 return Ok(out);
             }
         }
+        self.render_engine(tpl, scope)
+    }
+
+    /// Renders a template through the engine, whatever its fast form.
+    fn render_engine(&self, tpl: &Tpl, scope: &Arc<Scope>) -> Result<String, TemplateError> {
         let tmpl = self.env.get_template(&tpl.name).map_err(to_error)?;
         tmpl.render(minijinja::Value::from_dyn_object(scope.clone())).map_err(|e| naming(to_error(e), &tpl.source))
     }

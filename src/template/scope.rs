@@ -83,6 +83,12 @@ impl Scope {
         lock(&self.vars).get(name).cloned()
     }
 
+    /// The scope's random generator, held until the guard is dropped (no render may run meanwhile: the
+    /// functions take it too).
+    pub(super) fn rng(&self) -> std::sync::MutexGuard<'_, ChaCha8Rng> {
+        lock(&self.rng)
+    }
+
     /// Runs `f` with the scope's random generator.
     pub fn with_rng<R>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
         f(&mut lock(&self.rng))
