@@ -30,6 +30,9 @@ pub(super) fn import(a: ImportArgs) -> i32 {
     for w in &converted.warnings {
         errln!("warning: {w}");
     }
+    for n in &converted.notes {
+        errln!("note: {n}");
+    }
     for d in &converted.disabled {
         errln!("note: disabled in JMeter, skipped: {d}");
     }
