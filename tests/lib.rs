@@ -31,6 +31,7 @@ mod http_differential;
 mod http_request_head;
 mod import;
 mod import_corpus;
+mod import_curl;
 mod import_differential;
 mod internal_errors;
 mod jmeter_results;

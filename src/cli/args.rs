@@ -31,7 +31,7 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
-    /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
+    /// Convert a JMeter test plan (.jmx) or curl commands into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
 }
 
@@ -241,9 +241,12 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The JMeter plan.
-    #[arg(value_name = "FILE.jmx")]
-    pub jmx: PathBuf,
+    /// The JMeter plan (.jmx), or a file of curl commands (as a browser's "Copy as cURL" writes them).
+    #[arg(value_name = "FILE", required_unless_present = "curl", conflicts_with = "curl")]
+    pub jmx: Option<PathBuf>,
+    /// A curl command line to convert instead of a file: --curl 'curl -X POST https://...'.
+    #[arg(long, value_name = "COMMAND")]
+    pub curl: Option<String>,
     /// Write the plan to this file (default: stdout).
     #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
     pub output: Option<PathBuf>,

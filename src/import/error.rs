@@ -48,6 +48,14 @@ pub enum ImportError {
     /// Elements nested deeper than any real plan.
     #[error("{line}:{column}: test elements nested more than {max} deep")]
     TooDeep { line: u32, column: u32, max: usize },
+    /// A curl command that cannot be read.
+    #[error("{line}:{column}: {message}")]
+    Curl {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),
