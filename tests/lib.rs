@@ -33,6 +33,7 @@ mod import;
 mod import_corpus;
 mod import_curl;
 mod import_differential;
+mod import_har;
 mod internal_errors;
 mod jmeter_results;
 mod jmeter_side_by_side;

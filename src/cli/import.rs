@@ -44,6 +44,22 @@ pub(super) fn import(a: ImportArgs) -> i32 {
                 crate::import::curl::import(text, &options)
             }
         }
+        Ok(text)
+            if crate::import::har::looks_like_har(text)
+                || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| e.eq_ignore_ascii_case("har")) =>
+        {
+            let har = crate::import::har::HarOptions {
+                include_hosts: a.include_host.clone(),
+                exclude: a.exclude.clone(),
+                keep_static: a.keep_static,
+                no_think: a.no_think,
+            };
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::har::import(text, &options, &har)
+            }
+        }
         _ => convert(&bytes, &options),
     };
     let converted = match result {

@@ -6,13 +6,12 @@
 mod options;
 mod words;
 
-use std::collections::BTreeMap;
-
 use self::options::{Curl, Data, Part};
 use self::words::Word;
 use super::convert::{Converted, Options};
 use super::error::Warning;
 use super::functions::escape_text;
+use super::requests::{Origins, Secrets};
 use super::yaml::{Item, MapB, Y};
 use super::ImportError;
 
@@ -37,22 +36,6 @@ struct Step {
     request: MapB,
     name: String,
     comments: Vec<String>,
-}
-
-/// The secret properties, by value: the same value is one property.
-#[derive(Default)]
-struct Secrets(Vec<(String, String)>);
-
-impl Secrets {
-    fn name(&mut self, base: &str, value: &str) -> String {
-        if let Some((n, _)) = self.0.iter().find(|(_, v)| v == value) {
-            return n.clone();
-        }
-        let taken = self.0.iter().filter(|(n, _)| n == base || n.starts_with(&format!("{base}_"))).count();
-        let n = if taken == 0 { base.to_string() } else { format!("{base}_{}", taken + 1) };
-        self.0.push((n.clone(), value.to_string()));
-        n
-    }
 }
 
 /// Converts the curl commands of `text`.
@@ -111,30 +94,19 @@ fn step(
     }
     // curl reads a URL without a scheme as http://; it never sends the fragment.
     let with_scheme = if raw_url.contains("://") { raw_url.clone() } else { format!("http://{raw_url}") };
-    let parsed = url::Url::parse(&with_scheme).map_err(|e| ImportError::Curl {
-        line: first.line,
-        column: first.column,
-        message: format!("`{raw_url}` is not a URL curl can send: {e}"),
-    })?;
-    if !matches!(parsed.scheme(), "http" | "https") {
+    let Some((origin, mut rest)) = super::requests::split_url(&with_scheme) else {
+        let scheme = with_scheme.split("://").next().unwrap_or("");
+        let why = if matches!(scheme, "http" | "https") {
+            "not a URL curl can send".to_string()
+        } else {
+            format!("planrun sends http and https, not {scheme}")
+        };
         return Err(ImportError::Curl {
             line: first.line,
             column: first.column,
-            message: format!("`{raw_url}`: planrun sends http and https, not {}", parsed.scheme()),
+            message: format!("`{raw_url}`: {why}"),
         });
-    }
-    let origin = parsed.origin().ascii_serialization();
-    let after_authority = with_scheme.split_once("://").map(|(_, r)| r).unwrap_or("");
-    let mut rest = match after_authority.find(['/', '?']) {
-        Some(i) => after_authority[i..].to_string(),
-        None => "/".to_string(),
     };
-    if let Some(i) = rest.find('#') {
-        rest.truncate(i);
-    }
-    if rest.starts_with('?') {
-        rest.insert(0, '/');
-    }
     if !c.globoff && (rest.contains('[') || rest.contains('{')) {
         warn(
             "curl expands `[...]` and `{...}` in a URL into several requests (without -g); sent as written".into(),
@@ -216,7 +188,7 @@ fn step(
                 value
             } else if name.eq_ignore_ascii_case("authorization") || name.eq_ignore_ascii_case("cookie") {
                 let base = if name.eq_ignore_ascii_case("cookie") { "cookie" } else { "authorization" };
-                secret_ref(secrets, base, &value)
+                secrets.reference(base, &value)
             } else {
                 escape_text(&value)
             };
@@ -286,63 +258,12 @@ fn take_header(headers: &mut Vec<(String, String)>, name: &str) -> Option<String
     Some(headers.remove(i).1)
 }
 
-/// A secret property for `value` (at least 4 characters, as planrun's secrets), read in its place.
-fn secret_ref(secrets: &mut Secrets, base: &str, value: &str) -> String {
-    let name = secrets.name(base, value);
-    format!("{{{{ props.{name} }}}}")
-}
-
-/// A property name for an origin other than the main one: `api_example_com_url`.
-fn origin_property(origin: &str) -> String {
-    let host = origin.split_once("://").map(|(_, h)| h).unwrap_or(origin);
-    format!("{}_url", super::names::ident(&host.replace([':', '.', '-'], "_")))
-}
-
 fn plan(options: &Options, steps: Vec<Step>, secrets: Secrets) -> String {
-    // The origin most commands go to is base_url; each other one a property of its own.
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for s in &steps {
-        *counts.entry(s.origin.as_str()).or_insert(0) += 1;
-    }
-    let main = steps
-        .iter()
-        .map(|s| s.origin.as_str())
-        .max_by_key(|o| (counts[o], std::cmp::Reverse(steps.iter().position(|s| s.origin == *o))))
-        .unwrap_or("http://localhost")
-        .to_string();
-    let mut props = MapB::default();
-    props.put_commented(
-        "base_url",
-        Y::s(main.clone()),
-        vec!["Where the requests go: planrun PLAN -D base_url=http://host:port".into()],
-    );
-    let mut others: Vec<String> = Vec::new();
-    for s in &steps {
-        if s.origin != main && !others.contains(&s.origin) {
-            others.push(s.origin.clone());
-            props.put(origin_property(&s.origin), Y::s(s.origin.clone()));
-        }
-    }
-    for (name, value) in &secrets.0 {
-        let mut m = MapB::default();
-        m.put("value", Y::s(escape_text(value)));
-        if value.chars().count() >= 4 {
-            m.put("secret", Y::Bool(true));
-        }
-        props.put_commented(
-            name.clone(),
-            m.done(),
-            vec![format!("From the curl command line: give it with -D {name}=...")],
-        );
-    }
+    let origins = Origins::of(steps.iter().map(|s| s.origin.as_str()));
     let insecure = steps.iter().any(|s| s.comments.iter().any(|c| c.contains("-k:")));
     let mut items = Vec::new();
     for s in steps {
-        let url = if s.origin == main {
-            escape_text(&s.rest)
-        } else {
-            format!("{{{{ props.{} }}}}{}", origin_property(&s.origin), escape_text(&s.rest))
-        };
+        let url = origins.url(&s.origin, &s.rest);
         let mut req = s.request;
         for e in &mut req.0 {
             if e.key == "url" {
@@ -354,16 +275,6 @@ fn plan(options: &Options, steps: Vec<Step>, secrets: Secrets) -> String {
         step.put("request", req.done());
         items.push(Item { value: Some(step.done()), comments: s.comments });
     }
-    let mut group = MapB::default();
-    group.put("name", Y::s("curl"));
-    group.put("threads", Y::Int(1));
-    group.put("loops", Y::Int(1));
-    group.put("steps", Y::Seq(items));
-
-    let mut root = MapB::default();
-    let name = options.source_name.rsplit_once('.').map(|(s, _)| s).unwrap_or(&options.source_name);
-    root.put("name", Y::s(if name.is_empty() { "curl" } else { name }));
-    root.put("properties", props.done());
     let mut defaults = MapB::default();
     defaults.put("base_url", Y::s("{{ props.base_url }}"));
     defaults.put_commented(
@@ -376,17 +287,11 @@ fn plan(options: &Options, steps: Vec<Step>, secrets: Secrets) -> String {
         tls.put("insecure", Y::Bool(true));
         defaults.put_commented("tls", tls.done(), vec!["curl -k".into()]);
     }
-    root.put("defaults", defaults.done());
-    root.put("thread_groups", Y::Seq(vec![Item { value: Some(group.done()), comments: Vec::new() }]));
     let header = vec![
         format!("Converted by `planrun import` from {}.", options.source_name),
         "Check it with `planrun validate`; see the requests with `planrun dry-run`.".into(),
     ];
-    super::yaml::document(
-        &header,
-        &match root.done() {
-            Y::Map(m) => m,
-            _ => Vec::new(),
-        },
-    )
+    let name = options.source_name.rsplit_once('.').map(|(s, _)| s).unwrap_or(&options.source_name);
+    let name = if name.is_empty() { "curl" } else { name };
+    super::requests::plan(header, name, origins.properties(&secrets, "curl command line"), defaults, "curl", items)
 }
