@@ -284,3 +284,136 @@ fn a_ten_megabyte_plan_converts() {
     let yaml = std::fs::read_to_string(&out_path).expect("written");
     assert_eq!(yaml.matches("- name: s").count(), n + 1);
 }
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jmx").join(name)
+}
+
+#[test]
+fn a_jmeter_3_plan_with_a_workbench_converts_without_it() {
+    let dir = TempDir::new("import-workbench");
+    let out = import(&dir, &fixture("apache-jmeter__TestCookieManager.jmx"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: JMeter's WorkBench `WorkBench` skipped: its 2 element(s) are never run by JMeter either"),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("# JMeter's WorkBench `WorkBench` skipped"), "{}", stdout(&out));
+    // Anything else beside the Test Plan is still refused.
+    let xml = minimal("<stringProp name=\"HTTPSampler.path\">/ok</stringProp>").replace(
+        "  </hashTree>\n</jmeterTestPlan>",
+        "    <Arguments testclass=\"Arguments\" testname=\"stray\" enabled=\"true\"/>\n    <hashTree/>\n  </hashTree>\n</jmeterTestPlan>",
+    );
+    refused("stray.jmx", xml.as_bytes(), &["does not hold exactly one <TestPlan> (and at most a <WorkBench>)"]);
+}
+
+/// spring-petclinic's plan, imported, run by one user for four iterations against the recording server.
+fn petclinic_requests() -> (Vec<common::Recorded>, String) {
+    let dir = TempDir::new("import-petclinic");
+    let out = import(&dir, &fixture("spring-petclinic__petclinic_test_plan.jmx"), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let yaml = stdout(&out).replace("threads: 500", "threads: 1").replace("loops: 10", "loops: 4");
+    let yaml: String = yaml.lines().filter(|l| !l.trim().starts_with("- think:")).map(|l| format!("{l}\n")).collect();
+    let plan = dir.write("petclinic.yaml", &yaml);
+    let server = Server::start();
+    let base = format!("base_url={}", server.url());
+    let jtl = dir.join("out.jtl");
+    let run = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-D", &base, "-o", jtl.to_str().unwrap(), "--quiet"]);
+    assert_eq!(run.status.code(), Some(0), "{}", describe(&run));
+    let requests = server.requests();
+    assert_eq!(read_jtl(&jtl).rows.len(), requests.len(), "rows = the server's count");
+    (requests, stderr(&out))
+}
+
+#[test]
+fn paths_form_values_and_counters_are_sent_as_jmeter_sends_them() {
+    let (requests, warnings) = petclinic_requests();
+    assert_eq!(requests.len(), 4 * 13);
+    // `${CONTEXT_WEB}/owners/find` with CONTEXT_WEB empty is `/owners/find`, as JMeter builds it.
+    assert!(requests.iter().all(|r| r.target.starts_with('/') && !r.target.starts_with("//")), "{requests:?}");
+    // Shared counters from 1 to 3: each iteration takes the next value, the same for every use in it.
+    let per_iteration: Vec<Vec<&common::Recorded>> = requests.chunks(13).map(|c| c.iter().collect()).collect();
+    for (i, iteration) in per_iteration.iter().enumerate() {
+        let n = i % 3 + 1;
+        let owner_paths: Vec<&str> = iteration.iter().map(|r| r.path()).filter(|p| p.starts_with("/owners/")).collect();
+        assert!(
+            owner_paths.iter().filter(|p| *p != &"/owners/find").all(|p| p.starts_with(&format!("/owners/{n}"))),
+            "iteration {i}: {owner_paths:?}"
+        );
+        let new_pet = iteration
+            .iter()
+            .find(|r| r.method == "POST" && r.path() == format!("/owners/{n}/pets/new"))
+            .expect("POST new pet");
+        // `Test+Fluffy+${petCount}`, not encoded in JMeter: decoded, then form-encoded again.
+        assert_eq!(
+            String::from_utf8_lossy(&new_pet.body),
+            format!("name=Test+Fluffy+{n}&birthDate=2020-12-20&type=cat")
+        );
+        let visit = iteration.iter().find(|r| r.method == "POST" && r.path().ends_with("/visits/new")).expect("visit");
+        assert_eq!(visit.path(), format!("/owners/{n}/pets/{n}/visits/new"));
+    }
+    assert!(!warnings.contains("counter"), "the counters are converted exactly: {warnings}");
+}
+
+/// A plan whose one thread group holds `counter` and a sampler of `path`, with `loops` loops.
+fn with_counter(counter: &str, path: &str, loops: u32) -> String {
+    minimal(&format!("<stringProp name=\"HTTPSampler.path\">{path}</stringProp>"))
+        .replace(
+            "<stringProp name=\"LoopController.loops\">1</stringProp>",
+            &format!("<stringProp name=\"LoopController.loops\">{loops}</stringProp>"),
+        )
+        .replace(
+            "      <hashTree>\n        <HTTPSamplerProxy",
+            &format!("      <hashTree>\n        {counter}\n        <hashTree/>\n        <HTTPSamplerProxy"),
+        )
+}
+
+#[test]
+fn a_per_user_counter_starts_again_after_its_maximum() {
+    let dir = TempDir::new("import-counter");
+    let counter = r#"<CounterConfig guiclass="CounterConfigGui" testclass="CounterConfig" testname="n" enabled="true">
+          <stringProp name="CounterConfig.start">5</stringProp>
+          <stringProp name="CounterConfig.end">9</stringProp>
+          <stringProp name="CounterConfig.incr">2</stringProp>
+          <stringProp name="CounterConfig.name">n</stringProp>
+          <stringProp name="CounterConfig.format"></stringProp>
+          <boolProp name="CounterConfig.per_user">true</boolProp>
+        </CounterConfig>"#;
+    let jmx = dir.write("counter.jmx", with_counter(counter, "/n/${n}", 5));
+    let plan = dir.join("counter.yaml");
+    let out = import(&dir, &jmx, &["--strict", "-o", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "converted exactly, so --strict passes: {}", describe(&out));
+    let server = Server::start();
+    let base = format!("base_url={}", server.url());
+    let run = planrun(dir.path(), ["run", plan.to_str().unwrap(), "-D", &base, "-o", "out.jtl", "--quiet"]);
+    assert_eq!(run.status.code(), Some(0), "{}", describe(&run));
+    let paths: Vec<String> = server.requests().iter().map(|r| r.target.clone()).collect();
+    assert_eq!(paths, ["/n/5", "/n/7", "/n/9", "/n/5", "/n/7"]);
+
+    // What cannot be converted is said exactly: a number format, and a counter inside a controller.
+    let formatted = counter.replace(
+        "<stringProp name=\"CounterConfig.format\"></stringProp>",
+        "<stringProp name=\"CounterConfig.format\">000</stringProp>",
+    );
+    let jmx = dir.write("format.jmx", with_counter(&formatted, "/n/${n}", 1));
+    let out = import(&dir, &jmx, &[]);
+    assert!(stderr(&out).contains("counter `n`: its number format `000` is not applied"), "{}", describe(&out));
+}
+
+#[test]
+fn embedded_resources_asked_for_in_http_request_defaults_are_warned_about() {
+    let dir = TempDir::new("import-embedded");
+    let defaults = r#"<ConfigTestElement guiclass="HttpDefaultsGui" testclass="ConfigTestElement" testname="defaults" enabled="true">
+          <stringProp name="HTTPSampler.domain">shop.example</stringProp>
+          <boolProp name="HTTPSampler.image_parser">true</boolProp>
+        </ConfigTestElement>"#;
+    let jmx = dir.write("embedded.jmx", with_counter(defaults, "/page", 1));
+    let out = import(&dir, &jmx, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("\"Retrieve All Embedded Resources\" (set in HTTP Request Defaults) is dropped"),
+        "{}",
+        describe(&out)
+    );
+}

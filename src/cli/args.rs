@@ -31,7 +31,7 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
-    /// Convert a JMeter test plan (.jmx) into a planrun plan; warnings name what is not converted.
+    /// Convert a JMeter test plan (.jmx), a browser recording (.har) or curl commands into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
     /// Print a shell's completion script: `planrun completions bash > /etc/bash_completion.d/planrun`.
     Completions(super::shell::CompletionsArgs),
@@ -283,9 +283,24 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The JMeter plan.
-    #[arg(value_name = "FILE.jmx")]
-    pub jmx: PathBuf,
+    /// The JMeter plan (.jmx), browser recording (.har), or file of curl commands (as "Copy as cURL" writes them).
+    #[arg(value_name = "FILE", required_unless_present = "curl", conflicts_with = "curl")]
+    pub jmx: Option<PathBuf>,
+    /// A curl command line to convert instead of a file: --curl 'curl -X POST https://...'.
+    #[arg(long, value_name = "COMMAND")]
+    pub curl: Option<String>,
+    /// HAR: only the entries to this host (repeatable).
+    #[arg(long, value_name = "HOST")]
+    pub include_host: Vec<String>,
+    /// HAR: leave out the entries whose URL matches this regular expression (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+    /// HAR: keep images, fonts, styles, scripts and analytics, which are left out by default.
+    #[arg(long)]
+    pub keep_static: bool,
+    /// HAR: no think steps from the gaps between entries.
+    #[arg(long)]
+    pub no_think: bool,
     /// Write the plan to this file (default: stdout).
     #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
     pub output: Option<PathBuf>,

@@ -1,5 +1,5 @@
-//! `planrun import FILE.jmx [-o plan.yaml] [--strict]`: a JMeter plan converted ([`crate::import`]); the plan
-//! on stdout or in the file, warnings on stderr.
+//! `planrun import FILE [-o plan.yaml] [--strict]` and `planrun import --curl 'curl ...'`: a JMeter plan or
+//! curl commands converted ([`crate::import`]); the plan on stdout or in the file, warnings on stderr.
 
 use std::io::{Read, Write};
 
@@ -9,18 +9,60 @@ use super::print::errln;
 use crate::import::{import as convert, Options, MAX_BYTES};
 
 pub(super) fn import(a: ImportArgs) -> i32 {
-    let shown = a.jmx.display().to_string();
-    let mut bytes = Vec::new();
-    let read = crate::files::open_regular(&a.jmx).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes));
-    if let Err(e) = read {
-        errln!("error: cannot read `{shown}`: {e}");
-        return exit::BAD_INPUT;
-    }
-    let options = Options {
-        source_name: a.jmx.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| shown.clone()),
-        jmx_dir: a.jmx.parent().map(|p| if p.as_os_str().is_empty() { ".".into() } else { p.to_path_buf() }),
+    let (shown, bytes, options) = match (&a.curl, &a.jmx) {
+        (Some(command), _) => {
+            let options = Options { source_name: "curl".into(), jmx_dir: None };
+            ("--curl".to_string(), command.clone().into_bytes(), options)
+        }
+        (None, Some(path)) => {
+            let shown = path.display().to_string();
+            let mut bytes = Vec::new();
+            let read = crate::files::open_regular(path).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes));
+            if let Err(e) = read {
+                errln!("error: cannot read `{shown}`: {e}");
+                return exit::BAD_INPUT;
+            }
+            let options = Options {
+                source_name: path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| shown.clone()),
+                jmx_dir: path.parent().map(|p| if p.as_os_str().is_empty() { ".".into() } else { p.to_path_buf() }),
+            };
+            (shown, bytes, options)
+        }
+        (None, None) => {
+            errln!("error: give a file to import, or --curl 'curl ...'");
+            return exit::BAD_INPUT;
+        }
     };
-    let converted = match convert(&bytes, &options) {
+    let result = match std::str::from_utf8(&bytes) {
+        Ok(text) if a.curl.is_some() || crate::import::curl::looks_like_curl(text) => {
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::curl::import(text, &options)
+            }
+        }
+        Ok(text)
+            if crate::import::har::looks_like_har(text)
+                || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| e.eq_ignore_ascii_case("har")) =>
+        {
+            let har = crate::import::har::HarOptions {
+                include_hosts: a.include_host.clone(),
+                exclude: a.exclude.clone(),
+                keep_static: a.keep_static,
+                no_think: a.no_think,
+            };
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::har::import(text, &options, &har)
+            }
+        }
+        _ => convert(&bytes, &options),
+    };
+    let converted = match result {
         Ok(c) => c,
         Err(e) => {
             errln!("error: {shown}: {e}");
@@ -29,6 +71,9 @@ pub(super) fn import(a: ImportArgs) -> i32 {
     };
     for w in &converted.warnings {
         errln!("warning: {w}");
+    }
+    for n in &converted.notes {
+        errln!("note: {n}");
     }
     for d in &converted.disabled {
         errln!("note: disabled in JMeter, skipped: {d}");

@@ -48,6 +48,22 @@ pub enum ImportError {
     /// Elements nested deeper than any real plan.
     #[error("{line}:{column}: test elements nested more than {max} deep")]
     TooDeep { line: u32, column: u32, max: usize },
+    /// A curl command that cannot be read.
+    #[error("{line}:{column}: {message}")]
+    Curl {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A HAR file that cannot be read.
+    #[error("{line}:{column}: {message}")]
+    Har {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),
@@ -60,12 +76,17 @@ pub struct Warning {
     pub path: String,
     /// What was done instead.
     pub message: String,
-    /// Line of the element in the .jmx.
+    /// Line of the element in the .jmx (0 where there is none: a HAR entry).
     pub line: u32,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (line {}): {}", self.path, self.line, self.message)
+        if self.line == 0 {
+            // A HAR's entries are named by their number: the JSON reader keeps no lines.
+            write!(f, "{}: {}", self.path, self.message)
+        } else {
+            write!(f, "{} (line {}): {}", self.path, self.line, self.message)
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! `planrun import`: JMeter test plans (.jmx) made into planrun plans.
+//! `planrun import`: JMeter test plans (.jmx) made into planrun plans; curl commands in [`curl`], browser
+//! recordings in [`har`].
 //!
 //! - [`xml`] reads the file into the element tree ([`tree`]) with roxmltree, refusing DTDs (so no entity is
 //!   expanded or fetched); bad input is an [`ImportError`] with its line and column.
@@ -11,9 +12,12 @@
 //! Every element not converted as it is in JMeter is a [`Warning`] with its path in the tree.
 
 pub mod convert;
+pub mod curl;
 pub mod error;
 pub mod functions;
+pub mod har;
 pub mod names;
+pub mod requests;
 pub mod tree;
 pub mod xml;
 pub mod yaml;

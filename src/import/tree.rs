@@ -103,4 +103,9 @@ impl Element {
     pub fn short_class(&self) -> &str {
         self.class.rsplit('.').next().unwrap_or(&self.class)
     }
+
+    /// How many elements this one is, with every element below it.
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(Element::count).sum::<usize>()
+    }
 }

@@ -16,6 +16,9 @@ pub struct Read {
     pub plan: Element,
     /// `jmeter="5.4.1"`, when given.
     pub version: Option<String>,
+    /// The elements JMeter 2.x and 3.x save beside the Test Plan (the WorkBench), which never run: their
+    /// names and how many elements each holds, itself included.
+    pub beside: Vec<(String, usize)>,
 }
 
 /// Parses `bytes` as a JMeter plan.
@@ -72,18 +75,21 @@ pub fn read(bytes: &[u8]) -> Result<Read, ImportError> {
     };
     let lines = Lines(text.match_indices('\n').map(|(i, _)| i).collect());
     let mut elements = hash_tree(&doc, &lines, tree, 0)?;
-    let plan = match elements.len() {
-        1 if elements[0].class == "TestPlan" => elements.remove(0),
-        _ => {
-            let (line, column) = at(tree);
-            return Err(ImportError::NotJmeter {
-                line,
-                column,
-                found: "the plan's top <hashTree> does not hold exactly one <TestPlan>".into(),
-            });
-        }
+    // JMeter 2.x and 3.x save a <WorkBench> beside the <TestPlan>: scratch elements that never run.
+    let plans = elements.iter().filter(|e| e.class == "TestPlan").count();
+    let others_run = elements.iter().any(|e| e.class != "TestPlan" && e.class != "WorkBench");
+    let at_plan = elements.iter().position(|e| e.class == "TestPlan");
+    let (Some(at_plan), 1, false) = (at_plan, plans, others_run) else {
+        let (line, column) = at(tree);
+        return Err(ImportError::NotJmeter {
+            line,
+            column,
+            found: "the plan's top <hashTree> does not hold exactly one <TestPlan> (and at most a <WorkBench>)".into(),
+        });
     };
-    Ok(Read { plan, version })
+    let plan = elements.remove(at_plan);
+    let beside = elements.iter().map(|e| (e.name.clone(), e.count())).collect();
+    Ok(Read { plan, version, beside })
 }
 
 /// Line and column (from 1) just after `bytes`.

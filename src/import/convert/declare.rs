@@ -75,19 +75,29 @@ fn walk<'e>(
             }
             Kind::Counter => {
                 if let Some(var) = p.opt("CounterConfig.name") {
+                    let (expr, mut lost) = counter(p);
                     let per_user = p.flag("CounterConfig.per_user", false);
-                    let expr = if per_user {
-                        "iteration".to_string()
+                    // In a thread group (or above it) JMeter sets the variable once per iteration of the group.
+                    let at_iteration = scope.path.len() <= 2;
+                    if at_iteration && !per_user {
+                        // A shared counter's value is taken once per iteration by a `foreach` around the group's
+                        // steps (see `groups::group`), so every use in the iteration reads the same value.
+                        let ident = cx.names.variable(var);
+                        cx.counters.push(super::IterationCounter { line: el.line, ident, expr });
                     } else {
-                        format!("counter({})", crate::import::functions::quote(var))
-                    };
-                    cx.names.bind(var, expr, None);
-                    let msg = if per_user {
-                        "a per-user counter becomes the user's iteration number (from 1, step 1)"
-                    } else {
-                        "a shared counter becomes counter(): from 1, step 1, the next value at each use"
-                    };
-                    cx.warn(scope, el, msg.into());
+                        if !at_iteration {
+                            lost.push("it sits inside a controller, where JMeter advances it at each of that controller's iterations; here it advances once per iteration of the user".into());
+                        }
+                        if !per_user {
+                            lost.push(format!(
+                                "each use of ${{{var}}} takes the next value, where JMeter gives every use within one iteration the same one"
+                            ));
+                        }
+                        cx.names.bind(var, expr, None);
+                    }
+                    if !lost.is_empty() {
+                        cx.warn(scope, el, format!("counter `{var}`: {}", lost.join("; ")));
+                    }
                 }
             }
             Kind::Extractor => {
@@ -111,6 +121,69 @@ fn walk<'e>(
         inner.path.push(el.name.clone());
         walk(cx, &el.children, &inner, udvs, csvs);
     }
+}
+
+/// A Counter's value as a template expression, and what of it is not converted. JMeter sets the variable at
+/// the start of each iteration: to `start`, then `start + incr` and so on, back to `start` past `end` (without
+/// `end` it only grows); per user, or shared by every user (each iteration of any user takes the next value).
+fn counter(p: &Props) -> (String, Vec<String>) {
+    let name = crate::import::functions::quote(p.text("CounterConfig.name").trim());
+    let per_user = p.flag("CounterConfig.per_user", false);
+    let int = |prop: &str| -> Result<Option<i64>, ()> {
+        let t = p.text(prop).trim();
+        if t.is_empty() {
+            Ok(None)
+        } else {
+            t.parse().map(Some).map_err(|_| ())
+        }
+    };
+    // The k-th value, from 0: k counts the user's iterations, or the shared counter's turns.
+    let (k, first) = if per_user {
+        ("iteration - 1".to_string(), "iteration".to_string())
+    } else {
+        (format!("counter({name}) - 1"), format!("counter({name})"))
+    };
+    let mut lost: Vec<String> = Vec::new();
+    let expr = match (int("CounterConfig.start"), int("CounterConfig.incr"), int("CounterConfig.end")) {
+        (Ok(start), Ok(incr), Ok(end)) => {
+            let (start, incr) = (start.unwrap_or(0), incr.unwrap_or(0));
+            // How many values there are before it starts again; None when it never does.
+            let count =
+                end.filter(|&e| incr > 0 && e >= start).and_then(|e| (e - start).checked_div(incr)?.checked_add(1));
+            if incr < 0 || (end.is_some() && count.is_none() && incr != 0) {
+                lost.push(format!(
+                    "its maximum {} is not converted with increment {incr}: the value never starts again",
+                    end.unwrap_or_default()
+                ));
+            }
+            let k = match count {
+                Some(c) => format!("(({k}) % {c})"),
+                None => format!("({k})"),
+            };
+            match (start, incr, count) {
+                (_, 0, _) => start.to_string(),
+                (1, 1, None) => first,
+                (0, 1, _) => k,
+                (s, 1, _) => format!("({s} + {k})"),
+                (0, i, _) => format!("({k} * {i})"),
+                (s, i, _) => format!("({s} + {k} * {i})"),
+            }
+        }
+        _ => {
+            lost.push(
+                "its start, increment or maximum is read at run time: it counts from 1 by 1, without maximum".into(),
+            );
+            first
+        }
+    };
+    let format = p.text("CounterConfig.format").trim();
+    if !format.is_empty() {
+        lost.push(format!("its number format `{format}` is not applied: the value is written plain"));
+    }
+    if per_user && p.flag("CounterConfig.reset_on_tg_iteration", false) {
+        lost.push("\"reset counter on each thread group iteration\" is not converted".into());
+    }
+    (expr, lost)
 }
 
 /// The variables an extractor sets, and whether it sets them to every match (`-1`).

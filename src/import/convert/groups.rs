@@ -1,5 +1,6 @@
 //! Thread groups: `ThreadGroup`, `SetupThreadGroup`, `PostThreadGroup`, and plugin groups approximated.
 
+use super::kinds::{kind, Kind};
 use super::{steps, Cx, Scope};
 use crate::import::tree::Element;
 use crate::import::yaml::{Item, MapB, Y};
@@ -8,7 +9,13 @@ use crate::import::yaml::{Item, MapB, Y};
 pub(super) const FOREVER: i64 = 1_000_000_000;
 
 /// One thread group as a list item (no value when it has nothing to send), with `pending` comments above it.
-pub(super) fn group<'e>(cx: &mut Cx, el: &'e Element, plan: &Scope<'e>, pending: Vec<String>) -> Item {
+pub(super) fn group<'e>(
+    cx: &mut Cx,
+    el: &'e Element,
+    plan: &Scope<'e>,
+    plan_children: &[Element],
+    pending: Vec<String>,
+) -> Item {
     let p = &el.props;
     let mut comments = pending;
     let mut g = MapB::default();
@@ -89,8 +96,33 @@ pub(super) fn group<'e>(cx: &mut Cx, el: &'e Element, plan: &Scope<'e>, pending:
         comments.push(cx.warn(plan, el, "sends no HTTP request planrun can convert: the group is left out".into()));
         return Item { value: None, comments };
     }
+    let items = with_counters(cx, plan_children, &el.children, items);
     g.put("steps", Y::Seq(items));
     Item { value: Some(g.done()), comments }
+}
+
+/// The group's steps inside one `foreach` per shared counter of the plan and of the group, so that each
+/// counter is read once at the start of every iteration, as JMeter sets it.
+fn with_counters(cx: &Cx, above: &[Element], own: &[Element], mut items: Vec<Item>) -> Vec<Item> {
+    let counters: Vec<(&Element, &super::IterationCounter)> = above
+        .iter()
+        .chain(own)
+        .filter(|c| c.enabled && kind(c) == Kind::Counter)
+        .filter_map(|c| cx.counters.iter().find(|k| k.line == c.line).map(|k| (c, k)))
+        .collect();
+    for (el, counter) in counters.into_iter().rev() {
+        let mut m = MapB::default();
+        m.put("foreach", Y::s(format!("{{{{ [{}] }}}}", counter.expr)));
+        m.put("as", Y::s(counter.ident.clone()));
+        m.put("steps", Y::Seq(items));
+        let comment = format!(
+            "planrun import: {}: JMeter sets `{}` once at the start of each iteration",
+            super::kinds::label(el),
+            counter.ident
+        );
+        items = vec![Item { value: Some(m.done()), comments: vec![comment] }];
+    }
+    items
 }
 
 /// A count: the number when written as one, a load-time template when it reads properties, else `fallback`

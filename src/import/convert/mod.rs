@@ -40,6 +40,8 @@ pub struct Converted {
     pub disabled: Vec<String>,
     /// Listeners dropped.
     pub listeners: usize,
+    /// What was skipped as JMeter skips it (the WorkBench), said on stderr and in the plan's header.
+    pub notes: Vec<String>,
 }
 
 /// What the scope of a step list adds to every request in it: JMeter applies headers, defaults, timers,
@@ -87,6 +89,17 @@ struct Cx {
     variables: Vec<Entry>,
     data: Vec<Entry>,
     header_comments: Vec<String>,
+    /// Shared counters in thread groups or above them.
+    counters: Vec<IterationCounter>,
+}
+
+/// A shared counter read once per iteration of a thread group: the group's steps run inside
+/// `foreach: "{{ [expr] }}"` as `ident`.
+struct IterationCounter {
+    /// The Counter element's line in the .jmx.
+    line: u32,
+    ident: String,
+    expr: String,
 }
 
 /// Marks an origin's place at the start of a URL until the plan's base URL is chosen.
@@ -107,6 +120,7 @@ pub fn convert(read: Read, options: &Options) -> Result<Converted, ImportError> 
         variables: Vec::new(),
         data: Vec::new(),
         header_comments: Vec::new(),
+        counters: Vec::new(),
     };
     let root_name = if plan.name.trim().is_empty() { "Test Plan".to_string() } else { plan.name.clone() };
     if read.version.is_none() {
@@ -135,7 +149,7 @@ pub fn convert(read: Read, options: &Options) -> Result<Converted, ImportError> 
         }
         match kind(child) {
             Kind::ThreadGroup(phase) => {
-                let item = groups::group(&mut cx, child, &plan_scope, std::mem::take(&mut pending));
+                let item = groups::group(&mut cx, child, &plan_scope, &plan.children, std::mem::take(&mut pending));
                 match phase {
                     kinds::Phase::Setup => setup.push(item),
                     kinds::Phase::Main => main.push(item),
@@ -251,6 +265,15 @@ pub fn convert(read: Read, options: &Options) -> Result<Converted, ImportError> 
             cx.listeners
         ));
     }
+    let notes: Vec<String> = read
+        .beside
+        .iter()
+        .map(|(name, n)| {
+            let name = if name.trim().is_empty() { "WorkBench" } else { name.as_str() };
+            format!("JMeter's WorkBench `{name}` skipped: its {n} element(s) are never run by JMeter either")
+        })
+        .collect();
+    header.extend(notes.iter().map(|n| format!("{n}.")));
     header.extend(cx.header_comments.iter().cloned());
     let yaml = yaml::document(
         &header,
@@ -259,7 +282,7 @@ pub fn convert(read: Read, options: &Options) -> Result<Converted, ImportError> 
             _ => Vec::new(),
         },
     );
-    Ok(Converted { yaml, warnings: cx.warnings, disabled: cx.disabled, listeners: cx.listeners })
+    Ok(Converted { yaml, warnings: cx.warnings, disabled: cx.disabled, listeners: cx.listeners, notes })
 }
 
 /// The Test Plan's own elements that apply everywhere: headers (to `defaults`), HTTP Request Defaults,

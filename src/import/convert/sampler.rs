@@ -113,7 +113,26 @@ pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Ve
     } else {
         let (path_t, mut c) = cx.text(&here, el, path_raw, When::Run);
         comments.append(&mut c);
-        let path_t = if path_t.starts_with('/') { path_t } else { format!("/{path_t}") };
+        // JMeter adds a `/` when the path, its variables replaced, does not start with one.
+        let path_t = match starts_with_slash(cx, path_raw) {
+            Some(true) => path_t,
+            Some(false) => format!("/{path_t}"),
+            None => {
+                comments.push(cx.warn(
+                    &here,
+                    el,
+                    format!(
+                        "path `{path_raw}` starts with a value known only at run time; JMeter adds `/` only when \
+                         that value does not start with one, planrun's URL always has it: check the path"
+                    ),
+                ));
+                if path_t.starts_with('/') {
+                    path_t
+                } else {
+                    format!("/{path_t}")
+                }
+            }
+        };
         let origin = origin(cx, p, &here, el, &mut comments);
         format!("{ORIGIN_MARK}{origin}{ORIGIN_MARK}{path_t}")
     };
@@ -272,11 +291,12 @@ pub(super) fn request<'e>(cx: &mut Cx, el: &'e Element, scope: &Scope<'e>) -> Ve
     if !p.flag("HTTPSampler.use_keepalive", true) {
         req.put("keep_alive", Y::Bool(false));
     }
-    if p.flag("HTTPSampler.image_parser", false) {
+    if field(p, &here, "HTTPSampler.image_parser").trim().eq_ignore_ascii_case("true") {
+        let from = if p.opt("HTTPSampler.image_parser").is_some() { "" } else { " (set in HTTP Request Defaults)" };
         comments.push(cx.warn(
             &here,
             el,
-            "embedded resources are not downloaded: only the page itself is requested".into(),
+            format!("\"Retrieve All Embedded Resources\"{from} is dropped: only the page itself is requested, not its images, scripts and styles"),
         ));
     }
     let enc = field(p, &here, "HTTPSampler.contentEncoding");
@@ -317,6 +337,21 @@ pub(super) fn static_text(cx: &Cx, s: &str) -> Option<String> {
         Some(out)
     }
     go(cx, s, 0)
+}
+
+/// Whether the path `s` starts with `/` once its variables are replaced; None when that is known only at run time.
+fn starts_with_slash(cx: &Cx, s: &str) -> Option<bool> {
+    for seg in parse(s) {
+        let text = match seg {
+            Seg::Lit(t) => t,
+            Seg::Var(n) => static_text(cx, &format!("${{{n}}}"))?,
+            Seg::Func { raw, .. } => static_text(cx, &raw)?,
+        };
+        if let Some(c) = text.chars().next() {
+            return Some(c == '/');
+        }
+    }
+    Some(false)
 }
 
 /// The origin of a request without a host.
@@ -428,8 +463,9 @@ fn encoded(cx: &mut Cx, scope: &Scope, el: &Element, s: &str, encode: bool, comm
 fn form(cx: &mut Cx, scope: &Scope, el: &Element, args: &[Arg], comments: &mut Vec<String>) -> (&'static str, Y) {
     let names_ok = args.iter().all(|a| !a.name.is_empty() && !has_refs(&a.name))
         && args.iter().enumerate().all(|(i, a)| !args[..i].iter().any(|b| b.name == a.name));
-    // JMeter decodes an argument that is not "encoded" and encodes it again: plain text is decoded here.
-    let value_of = |a: &Arg| if a.encode || has_refs(&a.value) { a.value.clone() } else { decode(&a.value) };
+    // JMeter decodes an argument that is not "encoded", its variables replaced, and encodes it again: the
+    // text around the variables is decoded here (a variable's value is sent as it is).
+    let value_of = |a: &Arg| if a.encode { a.value.clone() } else { decode_text(&a.value) };
     if names_ok {
         let mut f = MapB::default();
         for a in args {
@@ -441,7 +477,7 @@ fn form(cx: &mut Cx, scope: &Scope, el: &Element, args: &[Arg], comments: &mut V
     }
     let mut parts = Vec::new();
     for a in args {
-        let name = if a.encode || has_refs(&a.name) { a.name.clone() } else { decode(&a.name) };
+        let name = if a.encode { a.name.clone() } else { decode_text(&a.name) };
         let n = encoded(cx, scope, el, &name, true, comments);
         let v = encoded(cx, scope, el, &value_of(a), true, comments);
         parts.push(format!("{n}={v}"));
@@ -452,6 +488,26 @@ fn form(cx: &mut Cx, scope: &Scope, el: &Element, args: &[Arg], comments: &mut V
     ));
     let _ = quote;
     ("body", Y::s(parts.join("&")))
+}
+
+/// `s` with its text form-decoded and its `${...}` references kept; text that would decode into a reference
+/// is kept as written.
+fn decode_text(s: &str) -> String {
+    parse(s)
+        .into_iter()
+        .map(|seg| match seg {
+            Seg::Lit(t) => {
+                let d = decode(&t);
+                if d.contains("${") {
+                    t
+                } else {
+                    d
+                }
+            }
+            Seg::Var(n) => format!("${{{n}}}"),
+            Seg::Func { raw, .. } => raw,
+        })
+        .collect()
 }
 
 fn decode(s: &str) -> String {
