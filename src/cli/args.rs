@@ -31,7 +31,7 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
-    /// Convert a JMeter test plan (.jmx), a browser recording (.har) or curl commands into a planrun plan; warnings name what is not converted.
+    /// Convert a JMeter test plan (.jmx), a browser recording (.har), a Postman collection or curl commands into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
 }
 
@@ -241,7 +241,7 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The JMeter plan (.jmx), browser recording (.har), or file of curl commands (as "Copy as cURL" writes them).
+    /// The JMeter plan (.jmx), browser recording (.har), Postman collection, or file of curl commands.
     #[arg(value_name = "FILE", required_unless_present = "curl", conflicts_with = "curl")]
     pub jmx: Option<PathBuf>,
     /// A curl command line to convert instead of a file: --curl 'curl -X POST https://...'.
@@ -259,6 +259,9 @@ pub(crate) struct ImportArgs {
     /// HAR: no think steps from the gaps between entries.
     #[arg(long)]
     pub no_think: bool,
+    /// Postman: the environment file whose values the collection's variables take.
+    #[arg(long, value_name = "FILE")]
+    pub postman_env: Option<PathBuf>,
     /// Write the plan to this file (default: stdout).
     #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
     pub output: Option<PathBuf>,

@@ -44,6 +44,32 @@ pub(super) fn import(a: ImportArgs) -> i32 {
                 crate::import::curl::import(text, &options)
             }
         }
+        Ok(text) if crate::import::postman::looks_like_postman(text) => {
+            let env = match &a.postman_env {
+                Some(path) => {
+                    let mut env = Vec::new();
+                    let read =
+                        crate::files::open_regular(path).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut env));
+                    if let Err(e) = read {
+                        errln!("error: cannot read `{}`: {e}", path.display());
+                        return exit::BAD_INPUT;
+                    }
+                    match String::from_utf8(env) {
+                        Ok(t) => Some(t),
+                        Err(_) => {
+                            errln!("error: {}: not UTF-8 text", path.display());
+                            return exit::BAD_INPUT;
+                        }
+                    }
+                }
+                None => None,
+            };
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::postman::import(text, env.as_deref(), &options)
+            }
+        }
         Ok(text)
             if crate::import::har::looks_like_har(text)
                 || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| e.eq_ignore_ascii_case("har")) =>

@@ -64,6 +64,14 @@ pub enum ImportError {
         /// What is wrong there.
         message: String,
     },
+    /// A Postman collection or environment that cannot be read.
+    #[error("{line}:{column}: {message}")]
+    Postman {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),
