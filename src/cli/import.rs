@@ -60,6 +60,20 @@ pub(super) fn import(a: ImportArgs) -> i32 {
                 crate::import::har::import(text, &options, &har)
             }
         }
+        Ok(text)
+            if crate::import::openapi::looks_like_openapi(text)
+                || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| {
+                    ["yaml", "yml", "json"].iter().any(|x| e.eq_ignore_ascii_case(x))
+                }) =>
+        {
+            let pick =
+                crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::openapi::import(text, &options, &pick)
+            }
+        }
         _ => convert(&bytes, &options),
     };
     let converted = match result {

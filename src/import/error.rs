@@ -64,9 +64,25 @@ pub enum ImportError {
         /// What is wrong there.
         message: String,
     },
+    /// An OpenAPI document that cannot be read (line and column 0 where there is no position).
+    #[error("{}", at(*line, *column, message))]
+    OpenApi {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),
+}
+
+fn at(line: u32, column: u32, message: &str) -> String {
+    if line == 0 {
+        message.to_string()
+    } else {
+        format!("{line}:{column}: {message}")
+    }
 }
 
 /// An element converted only in part, or not at all.
