@@ -62,12 +62,12 @@ pub(super) fn import(a: ImportArgs) -> i32 {
         }
         Ok(text)
             if crate::import::openapi::looks_like_openapi(text)
-                || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| {
-                    ["yaml", "yml", "json"].iter().any(|x| e.eq_ignore_ascii_case(x))
-                }) =>
+                || a.jmx
+                    .as_ref()
+                    .and_then(|p| p.extension())
+                    .is_some_and(|e| ["yaml", "yml", "json"].iter().any(|x| e.eq_ignore_ascii_case(x))) =>
         {
-            let pick =
-                crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
+            let pick = crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
             if bytes.len() as u64 > MAX_BYTES {
                 Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
             } else {

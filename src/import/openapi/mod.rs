@@ -28,9 +28,7 @@ pub fn looks_like_openapi(text: &str) -> bool {
     if t.starts_with('{') {
         return t.contains("\"openapi\"") || t.contains("\"swagger\"");
     }
-    t.lines().any(|l| {
-        ["openapi:", "swagger:", "\"openapi\":", "'openapi':"].iter().any(|k| l.starts_with(k))
-    })
+    t.lines().any(|l| ["openapi:", "swagger:", "\"openapi\":", "'openapi':"].iter().any(|k| l.starts_with(k)))
 }
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -107,11 +105,7 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
         }
     };
     if !(version.starts_with("3.0") || version.starts_with("3.1")) {
-        return Err(err(
-            text,
-            Some("openapi"),
-            format!("OpenAPI {version}: planrun import reads OpenAPI 3.0 and 3.1"),
-        ));
+        return Err(err(text, Some("openapi"), format!("OpenAPI {version}: planrun import reads OpenAPI 3.0 and 3.1")));
     }
     schema::check_refs(&doc).map_err(|t| match t {
         RefTrouble::Missing(r) => err(text, Some(&r), format!("`$ref: {r}` points at nothing in the document")),
@@ -137,7 +131,13 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
             };
             for m in METHODS {
                 if let Some(op) = item.get(*m).filter(|o| o.is_object()) {
-                    ops.push(Op { path: path.clone(), method: m.to_ascii_uppercase(), item, op, at: format!("{here}/{m}") });
+                    ops.push(Op {
+                        path: path.clone(),
+                        method: m.to_ascii_uppercase(),
+                        item,
+                        op,
+                        at: format!("{here}/{m}"),
+                    });
                 }
             }
         }
@@ -146,7 +146,10 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
     for id in &pick.operations {
         if !ops.iter().any(|o| o.op.get("operationId").and_then(Value::as_str) == Some(id.as_str())) {
             let ids: Vec<&str> = ops.iter().filter_map(|o| o.op.get("operationId").and_then(Value::as_str)).collect();
-            return Err(ImportError::Empty(format!("no operation `{id}` in the document (its operations: {})", ids.join(", "))));
+            return Err(ImportError::Empty(format!(
+                "no operation `{id}` in the document (its operations: {})",
+                ids.join(", ")
+            )));
         }
     }
     for tag in &pick.tags {
@@ -162,10 +165,7 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
         notes.push(format!("{} of the document's {total} operations picked with --operation/--tag", ops.len()));
     }
     if let Some(Value::Object(hooks)) = doc.get("webhooks") {
-        notes.push(format!(
-            "{} webhook(s) left out: they are requests the API sends, not requests to it",
-            hooks.len()
-        ));
+        notes.push(format!("{} webhook(s) left out: they are requests the API sends, not requests to it", hooks.len()));
     }
     if ops.is_empty() {
         return Err(ImportError::Empty(if notes.is_empty() {
@@ -178,12 +178,16 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
     let mut steps: Vec<Item> = Vec::new();
     for o in &ops {
         if o.method == "TRACE" {
-            warnings.push(Warning { path: o.at.clone(), message: "TRACE is not a method planrun sends; left out".into(), line: 0 });
+            warnings.push(Warning {
+                path: o.at.clone(),
+                message: "TRACE is not a method planrun sends; left out".into(),
+                line: 0,
+            });
             continue;
         }
         let before = warnings.len();
         let mut item = step(&doc, o, &mut secrets, &mut warnings);
-        item.comments.extend(warnings[before..].iter().map(|w| format!("not converted: {}", w.message)));
+        item.comments.extend(warnings[before..].iter().map(|w| w.message.clone()));
         steps.push(item);
     }
 
@@ -260,7 +264,9 @@ fn server(doc: &Value) -> (String, Option<String>) {
         let path = if url.is_empty() || url.starts_with('/') { url.clone() } else { format!("/{url}") };
         (
             format!("http://localhost{path}"),
-            Some(format!("The server's URL `{url}` is relative to where the document is served: base_url is on localhost.")),
+            Some(format!(
+                "The server's URL `{url}` is relative to where the document is served: base_url is on localhost."
+            )),
         )
     }
 }
@@ -367,7 +373,10 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
                     body = Some(("form", f.done()));
                 } else if let Some(c) = content.filter(|c| !c.is_empty()) {
                     let kinds: Vec<&str> = c.keys().map(String::as_str).collect();
-                    warn(warnings, format!("request body of {} not converted (only JSON and form bodies are)", kinds.join(", ")));
+                    warn(
+                        warnings,
+                        format!("request body of {} not converted (only JSON and form bodies are)", kinds.join(", ")),
+                    );
                 }
             }
             Err(t) => warn(warnings, trouble(&t)),
@@ -380,7 +389,10 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
         warn(warnings, "the operation's own servers not used: it goes to base_url".into());
     }
     for r in std::mem::take(&mut g.external) {
-        warn(warnings, format!("`$ref: {r}` is in another file, which planrun import does not read; its value left out"));
+        warn(
+            warnings,
+            format!("`$ref: {r}` is in another file, which planrun import does not read; its value left out"),
+        );
     }
     comments.append(&mut g.notes);
 

@@ -42,7 +42,10 @@ impl V {
                     .collect(),
             ),
             V::Arr(items) => Y::Seq(
-                items.iter().map(|v| crate::import::yaml::Item { value: Some(v.to_y()), comments: Vec::new() }).collect(),
+                items
+                    .iter()
+                    .map(|v| crate::import::yaml::Item { value: Some(v.to_y()), comments: Vec::new() })
+                    .collect(),
             ),
         }
     }
@@ -63,15 +66,15 @@ impl V {
                 .join(","),
             V::Json(Value::Null) => String::new(),
             V::Json(v) => v.to_string(),
-            V::Expr(e) if in_path && e.starts_with("random_choice") => format!("{{{{ {e} | urlencode }}}}"),
+            V::Expr(e) if in_path && e.starts_with("random_choice") => {
+                format!("{{{{ {e} | urlencode | replace('/', '%2F') }}}}")
+            }
             V::Expr(e) => format!("{{{{ {e} }}}}"),
             V::Text(t) => t.clone(),
             V::Arr(items) => items.iter().map(|v| v.to_param(in_path)).collect::<Vec<_>>().join(","),
-            V::Obj(entries) => entries
-                .iter()
-                .flat_map(|(k, v)| [escape_text(k), v.to_param(in_path)])
-                .collect::<Vec<_>>()
-                .join(","),
+            V::Obj(entries) => {
+                entries.iter().flat_map(|(k, v)| [escape_text(k), v.to_param(in_path)]).collect::<Vec<_>>().join(",")
+            }
         }
     }
 }
@@ -262,8 +265,14 @@ impl<'a> Gen<'a> {
                 0 => {}
                 1 => return Some(V::Json(options[0].clone())),
                 _ => {
-                    let list = serde_json::to_string(&options).unwrap_or_else(|_| "[]".into());
-                    return Some(V::Expr(format!("random_choice({})", escape_text(&list))));
+                    let items: Vec<String> = options
+                        .iter()
+                        .map(|v| match v {
+                            Value::String(s) => crate::import::functions::quote(s),
+                            other => escape_text(&other.to_string()),
+                        })
+                        .collect();
+                    return Some(V::Expr(format!("random_choice([{}])", items.join(", "))));
                 }
             }
         }
@@ -344,11 +353,8 @@ impl<'a> Gen<'a> {
         if let Some(Value::Object(props)) = s.get("properties") {
             for (name, p) in props {
                 // Read-only properties are the server's to set.
-                let read_only = deref(self.doc, p)
-                    .ok()
-                    .and_then(|p| p.get("readOnly"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
+                let read_only =
+                    deref(self.doc, p).ok().and_then(|p| p.get("readOnly")).and_then(Value::as_bool).unwrap_or(false);
                 if read_only {
                     continue;
                 }
@@ -415,8 +421,10 @@ fn integer(s: &serde_json::Map<String, Value>) -> String {
 }
 
 fn number(s: &serde_json::Map<String, Value>) -> String {
-    let lo = bound(s, "minimum", "exclusiveMinimum").map(|(x, _)| x).filter(|x| x.is_finite());
-    let hi = bound(s, "maximum", "exclusiveMaximum").map(|(x, _)| x).filter(|x| x.is_finite());
+    // Two decimals are written: an exclusive bound moves in by one hundredth.
+    let lo = bound(s, "minimum", "exclusiveMinimum").map(|(x, ex)| if ex { x + 0.01 } else { x });
+    let hi = bound(s, "maximum", "exclusiveMaximum").map(|(x, ex)| if ex { x - 0.01 } else { x });
+    let (lo, hi) = (lo.filter(|x| x.is_finite()), hi.filter(|x| x.is_finite()));
     let (lo, hi) = match (lo, hi) {
         (Some(lo), Some(hi)) if hi > lo => (lo, hi),
         (Some(lo), _) => (lo, lo + 100.0),
