@@ -171,12 +171,11 @@ pub fn check_refs(doc: &Value) -> Result<(), RefTrouble> {
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                if let Some(Value::String(r)) = m.get("$ref") {
+                if m.get("$ref").is_some_and(Value::is_string) {
                     match deref(doc, v) {
                         Ok(_) | Err(RefTrouble::External(_)) => {}
                         Err(e) => return Err(e),
                     }
-                    let _ = r;
                 }
                 stack.extend(m.values());
             }
