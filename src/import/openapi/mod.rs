@@ -337,6 +337,14 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
             _ => warn(warnings, format!("parameter `{name}` in `{place}`: not a place OpenAPI defines; left out")),
         }
     }
+    if let Some(left) = url.split('{').nth(1).and_then(|r| r.split_once('}')).map(|(n, _)| n.to_string()) {
+        if !left.is_empty() && !left.starts_with('{') {
+            warn(
+                warnings,
+                format!("path parameter `{left}` is not declared: `{{{left}}}` is sent as written; fill it in"),
+            );
+        }
+    }
     security(doc, o, secrets, &mut headers, &mut query, &mut comments, warnings);
 
     let mut body: Option<(&'static str, Y)> = None;
