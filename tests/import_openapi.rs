@@ -509,6 +509,17 @@ fn bad_openapi_documents_are_exit_2_with_a_position() {
         assert!(stderr(&out).contains(expected), "{name}: {}", describe(&out));
         assert!(!stderr(&out).contains("panicked") && out.stdout.is_empty(), "{name}");
     }
+    // Hostile but readable: what cannot be sent is warned about and left out; the plan validates.
+    let hostile = dir.write("hostile.yaml", HOSTILE);
+    let out = planrun(dir.path(), ["import", hostile.to_str().unwrap(), "-o", "hostile.plan.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    for w in
+        ["query parameter `{{x}}`: not a name planrun can send", "header parameter ``: not a name planrun can send"]
+    {
+        assert!(stderr(&out).contains(w), "{w}: {}", describe(&out));
+    }
+    let v = planrun(dir.path(), ["validate", "hostile.plan.yaml"]);
+    assert_eq!(v.status.code(), Some(0), "{}", describe(&v));
     // Large but well-formed: every operation converted.
     let file = dir.write("huge.yaml", &huge);
     let out = planrun(dir.path(), ["import", file.to_str().unwrap(), "-o", "huge.plan.yaml"]);
@@ -520,3 +531,28 @@ fn bad_openapi_documents_are_exit_2_with_a_position() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     assert!(stderr(&out).contains("planrun import reads plans of at most"), "{}", describe(&out));
 }
+
+/// Names and values that mean something to templates, schemas that contradict themselves, wrong types.
+const HOSTILE: &str = r#"openapi: 3.0.3
+info: {title: "{{ evil }}", version: 1}
+servers: [{url: "http://h/{v}", variables: {v: {default: 7}}}]
+paths:
+  /a/{id}/{id}:
+    parameters: 7
+    get:
+      parameters:
+        - {name: id, in: path, schema: {type: integer, minimum: 1e308, maximum: -1e308}}
+        - {name: q, in: query, required: true, schema: {type: string, minLength: 99999999999, enum: []}}
+        - {name: "{{x}}", in: query, required: true, example: "{{ boom }}"}
+        - {name: s, in: query, required: true, example: "{{ boom }}"}
+        - {in: header, required: true}
+        - 5
+      requestBody: {content: {application/json: {examples: 3, schema: {type: [null], items: 4, properties: 9}}}}
+      responses: {"299": {}, "200": {}, default: {}}
+    post: 5
+  /b:
+    put:
+      requestBody: {content: {application/json: {schema: {type: number, exclusiveMinimum: true, minimum: 5, maximum: 1}}}}
+      responses: 4
+  /c: []
+"#;

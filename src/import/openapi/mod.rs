@@ -10,7 +10,6 @@ use serde_json::Value;
 use self::schema::{deref, Gen, RefTrouble, V};
 use super::convert::{Converted, Options};
 use super::error::Warning;
-use super::functions::escape_text;
 use super::requests::{Origins, Secrets};
 use super::yaml::{Item, MapB, Y};
 use super::ImportError;
@@ -191,6 +190,9 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
         steps.push(item);
     }
 
+    if steps.is_empty() {
+        return Err(ImportError::Empty("no operation planrun can send is left (see the warnings)".into()));
+    }
     let mut defaults = MapB::default();
     defaults.put("base_url", Y::s("{{ props.base_url }}"));
     let title = doc.pointer("/info/title").and_then(Value::as_str).filter(|t| !t.trim().is_empty());
@@ -209,7 +211,7 @@ pub fn import(text: &str, options: &Options, pick: &OpenApiOptions) -> Result<Co
     let origins = Origins { main: base_url, others: Vec::new() };
     let yaml = super::requests::plan(
         header,
-        &escape_text(&name),
+        &name,
         origins.properties(&secrets, "OpenAPI security schemes, a placeholder"),
         defaults,
         "operations",
@@ -317,6 +319,21 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
             warn(warnings, format!("cookie parameter `{name}` not converted: send it in a Cookie header"));
             continue;
         }
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        let fit = match place {
+            "path" => !name.is_empty(),
+            // planrun sends query names as written, never as templates.
+            "query" => !name.is_empty() && !["{{", "{%", "{#"].iter().any(|t| name.contains(t)),
+            "header" => !name.is_empty() && name.chars().all(token),
+            _ => {
+                warn(warnings, format!("parameter `{name}` in `{place}`: not a place OpenAPI defines; left out"));
+                continue;
+            }
+        };
+        if !fit {
+            warn(warnings, format!("{place} parameter `{name}`: not a name planrun can send; left out"));
+            continue;
+        }
         if !required {
             comments.push(format!("optional {place} parameter `{name}` left out"));
             continue;
@@ -334,7 +351,7 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
                 }
                 headers.put(name, Y::s(value.to_param(false)));
             }
-            _ => warn(warnings, format!("parameter `{name}` in `{place}`: not a place OpenAPI defines; left out")),
+            _ => {}
         }
     }
     if let Some(left) = url.split('{').nth(1).and_then(|r| r.split_once('}')).map(|(n, _)| n.to_string()) {
@@ -419,7 +436,7 @@ fn step(doc: &Value, o: &Op, secrets: &mut Secrets, warnings: &mut Vec<Warning>)
         req.put(k, v);
     }
     let mut step = MapB::default();
-    step.put("name", Y::s(escape_text(id.unwrap_or(&label))));
+    step.put("name", Y::s(id.unwrap_or(&label)));
     step.put("request", req.done());
     if let Some(status) = expected_status(doc, o.op) {
         let mut a = MapB::default();
