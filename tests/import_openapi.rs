@@ -412,6 +412,18 @@ fn security_schemes_are_secret_properties_and_what_is_dropped_is_said() {
 }
 
 #[test]
+fn a_json_document_that_names_log_entries_is_read_as_openapi_not_har() {
+    let dir = TempDir::new("import-openapi-not-har");
+    let doc = r#"{"openapi": "3.0.3", "info": {"title": "logs", "version": "1"}, "paths": {"/log": {"get": {
+        "operationId": "log", "parameters": [{"name": "entries", "in": "query", "required": true, "example": 5}],
+        "responses": {"200": {"description": "the log"}}}}}}"#;
+    let file = dir.write("logs.json", doc);
+    let out = planrun(dir.path(), ["import", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(stdout(&out).contains("url: /log\n          query:\n            entries: \"5\"\n"), "{}", describe(&out));
+}
+
+#[test]
 fn operations_and_tags_pick_the_steps() {
     let dir = TempDir::new("import-openapi-pick");
     let shop = fixtures().join("planrun_shop.yaml");

@@ -1,5 +1,6 @@
-//! `planrun import FILE [-o plan.yaml] [--strict]` and `planrun import --curl 'curl ...'`: a JMeter plan or
-//! curl commands converted ([`crate::import`]); the plan on stdout or in the file, warnings on stderr.
+//! `planrun import FILE [-o plan.yaml] [--strict]` and `planrun import --curl 'curl ...'`: a JMeter plan, a
+//! HAR recording, an OpenAPI document or curl commands converted ([`crate::import`]); the plan on stdout or
+//! in the file, warnings on stderr.
 
 use std::io::{Read, Write};
 
@@ -45,6 +46,20 @@ pub(super) fn import(a: ImportArgs) -> i32 {
             }
         }
         Ok(text)
+            if crate::import::openapi::looks_like_openapi(text)
+                || a.jmx
+                    .as_ref()
+                    .and_then(|p| p.extension())
+                    .is_some_and(|e| ["yaml", "yml", "json"].iter().any(|x| e.eq_ignore_ascii_case(x))) =>
+        {
+            let pick = crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
+            if bytes.len() as u64 > MAX_BYTES {
+                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+            } else {
+                crate::import::openapi::import(text, &options, &pick)
+            }
+        }
+        Ok(text)
             if crate::import::har::looks_like_har(text)
                 || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| e.eq_ignore_ascii_case("har")) =>
         {
@@ -58,20 +73,6 @@ pub(super) fn import(a: ImportArgs) -> i32 {
                 Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
             } else {
                 crate::import::har::import(text, &options, &har)
-            }
-        }
-        Ok(text)
-            if crate::import::openapi::looks_like_openapi(text)
-                || a.jmx
-                    .as_ref()
-                    .and_then(|p| p.extension())
-                    .is_some_and(|e| ["yaml", "yml", "json"].iter().any(|x| e.eq_ignore_ascii_case(x))) =>
-        {
-            let pick = crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
-            if bytes.len() as u64 > MAX_BYTES {
-                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
-            } else {
-                crate::import::openapi::import(text, &options, &pick)
             }
         }
         _ => convert(&bytes, &options),

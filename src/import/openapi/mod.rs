@@ -25,7 +25,12 @@ pub struct OpenApiOptions {
 pub fn looks_like_openapi(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if t.starts_with('{') {
-        return t.contains("\"openapi\"") || t.contains("\"swagger\"");
+        // Only the top level's keys count: a HAR may hold an OpenAPI document in a response.
+        type Top = std::collections::HashMap<String, serde::de::IgnoredAny>;
+        return match serde_json::from_str::<Top>(t) {
+            Ok(top) => top.contains_key("openapi") || top.contains_key("swagger"),
+            Err(_) => (t.contains("\"openapi\"") || t.contains("\"swagger\"")) && !t.contains("\"log\""),
+        };
     }
     t.lines().any(|l| ["openapi:", "swagger:", "\"openapi\":", "'openapi':"].iter().any(|k| l.starts_with(k)))
 }
