@@ -241,7 +241,8 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The JMeter plan (.jmx), browser recording (.har), Postman collection, or file of curl commands.
+    /// The JMeter plan (.jmx), browser recording (.har), Postman collection, OpenAPI 3 document (.yaml,
+    /// .json), or file of curl commands (as "Copy as cURL" writes them).
     #[arg(value_name = "FILE", required_unless_present = "curl", conflicts_with = "curl")]
     pub jmx: Option<PathBuf>,
     /// A curl command line to convert instead of a file: --curl 'curl -X POST https://...'.
@@ -268,6 +269,12 @@ pub(crate) struct ImportArgs {
     /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
     #[arg(long)]
     pub strict: bool,
+    /// OpenAPI: only the operation with this operationId (repeatable).
+    #[arg(long, value_name = "ID")]
+    pub operation: Vec<String>,
+    /// OpenAPI: only the operations with this tag (repeatable).
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
 }
 
 /// A first argument that is no subcommand and no plan file, but close to a subcommand's name.
