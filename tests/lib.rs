@@ -40,6 +40,8 @@ mod import_corpus;
 mod import_curl;
 mod import_differential;
 mod import_har;
+mod import_openapi;
+mod import_postman;
 mod internal_errors;
 mod jmeter_results;
 mod jmeter_side_by_side;

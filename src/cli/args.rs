@@ -31,7 +31,7 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print the plan format's JSON Schema (draft-07), for editors and for checking plans.
     Schema,
-    /// Convert a JMeter test plan (.jmx), a browser recording (.har) or curl commands into a planrun plan; warnings name what is not converted.
+    /// Convert a JMeter test plan (.jmx), a browser recording (.har), a Postman collection or curl commands into a planrun plan; warnings name what is not converted.
     Import(ImportArgs),
     /// Print a shell's completion script: `planrun completions bash > /etc/bash_completion.d/planrun`.
     Completions(super::shell::CompletionsArgs),
@@ -283,7 +283,8 @@ pub(crate) struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The JMeter plan (.jmx), browser recording (.har), or file of curl commands (as "Copy as cURL" writes them).
+    /// The JMeter plan (.jmx), browser recording (.har), Postman collection, OpenAPI 3 document (.yaml,
+    /// .json), or file of curl commands (as "Copy as cURL" writes them).
     #[arg(value_name = "FILE", required_unless_present = "curl", conflicts_with = "curl")]
     pub jmx: Option<PathBuf>,
     /// A curl command line to convert instead of a file: --curl 'curl -X POST https://...'.
@@ -301,12 +302,21 @@ pub(crate) struct ImportArgs {
     /// HAR: no think steps from the gaps between entries.
     #[arg(long)]
     pub no_think: bool,
+    /// Postman: the environment file whose values the collection's variables take.
+    #[arg(long, value_name = "FILE")]
+    pub postman_env: Option<PathBuf>,
     /// Write the plan to this file (default: stdout).
     #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
     pub output: Option<PathBuf>,
     /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
     #[arg(long)]
     pub strict: bool,
+    /// OpenAPI: only the operation with this operationId (repeatable).
+    #[arg(long, value_name = "ID")]
+    pub operation: Vec<String>,
+    /// OpenAPI: only the operations with this tag (repeatable).
+    #[arg(long, value_name = "TAG")]
+    pub tag: Vec<String>,
 }
 
 /// The verdicts for CI systems, by `run` and `compare` (`merge` has its own, tied to `--plan`).

@@ -1,5 +1,6 @@
-//! `planrun import FILE [-o plan.yaml] [--strict]` and `planrun import --curl 'curl ...'`: a JMeter plan or
-//! curl commands converted ([`crate::import`]); the plan on stdout or in the file, warnings on stderr.
+//! `planrun import FILE [-o plan.yaml] [--strict]` and `planrun import --curl 'curl ...'`: a JMeter plan, a
+//! HAR recording, an OpenAPI document or curl commands converted ([`crate::import`]); the plan on stdout or
+//! in the file, warnings on stderr.
 
 use std::io::{Read, Write};
 
@@ -36,31 +37,10 @@ pub(super) fn import(a: ImportArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
-    let result = match std::str::from_utf8(&bytes) {
-        Ok(text) if a.curl.is_some() || crate::import::curl::looks_like_curl(text) => {
-            if bytes.len() as u64 > MAX_BYTES {
-                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
-            } else {
-                crate::import::curl::import(text, &options)
-            }
-        }
-        Ok(text)
-            if crate::import::har::looks_like_har(text)
-                || a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| e.eq_ignore_ascii_case("har")) =>
-        {
-            let har = crate::import::har::HarOptions {
-                include_hosts: a.include_host.clone(),
-                exclude: a.exclude.clone(),
-                keep_static: a.keep_static,
-                no_think: a.no_think,
-            };
-            if bytes.len() as u64 > MAX_BYTES {
-                Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
-            } else {
-                crate::import::har::import(text, &options, &har)
-            }
-        }
-        _ => convert(&bytes, &options),
+    let result = if bytes.len() as u64 > MAX_BYTES {
+        Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES })
+    } else {
+        convert_any(&a, &bytes, &options)
     };
     let converted = match result {
         Ok(c) => c,
@@ -118,4 +98,64 @@ pub(super) fn import(a: ImportArgs) -> i32 {
             code
         }
     }
+}
+
+/// Converts `bytes`, in the format their content (or, failing that, the file's extension) says.
+fn convert_any(
+    a: &ImportArgs,
+    bytes: &[u8],
+    options: &Options,
+) -> Result<crate::import::Converted, crate::import::ImportError> {
+    use crate::import::{curl, har, openapi, postman};
+    let ext = |names: &[&str]| {
+        a.jmx.as_ref().and_then(|p| p.extension()).is_some_and(|e| names.iter().any(|x| e.eq_ignore_ascii_case(x)))
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else { return convert(bytes, options) };
+    if a.curl.is_some() || curl::looks_like_curl(text) {
+        return curl::import(text, options);
+    }
+    if postman::looks_like_postman(text) {
+        let env = a.postman_env.as_ref().map(|path| read_text(path)).transpose()?;
+        return postman::import(text, env.as_deref(), options);
+    }
+    if openapi::looks_like_openapi(text) {
+        return openapi_import(a, text, options);
+    }
+    if har::looks_like_har(text) || ext(&["har"]) {
+        let har = har::HarOptions {
+            include_hosts: a.include_host.clone(),
+            exclude: a.exclude.clone(),
+            keep_static: a.keep_static,
+            no_think: a.no_think,
+        };
+        return har::import(text, options, &har);
+    }
+    if ext(&["yaml", "yml", "json"]) {
+        return openapi_import(a, text, options);
+    }
+    convert(bytes, options)
+}
+
+fn openapi_import(
+    a: &ImportArgs,
+    text: &str,
+    options: &Options,
+) -> Result<crate::import::Converted, crate::import::ImportError> {
+    let pick = crate::import::openapi::OpenApiOptions { operations: a.operation.clone(), tags: a.tag.clone() };
+    crate::import::openapi::import(text, options, &pick)
+}
+
+/// A side file (`--postman-env`) as text.
+fn read_text(path: &std::path::Path) -> Result<String, crate::import::ImportError> {
+    let mut bytes = Vec::new();
+    crate::files::open_regular(path).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut bytes)).map_err(|e| {
+        crate::import::ImportError::SideFile { path: path.display().to_string(), message: e.to_string() }
+    })?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(crate::import::ImportError::TooLarge { size: bytes.len() as u64, limit: MAX_BYTES });
+    }
+    String::from_utf8(bytes).map_err(|_| crate::import::ImportError::SideFile {
+        path: path.display().to_string(),
+        message: "not UTF-8 text".into(),
+    })
 }

@@ -64,9 +64,36 @@ pub enum ImportError {
         /// What is wrong there.
         message: String,
     },
+    /// A Postman collection or environment that cannot be read.
+    #[error("{line}:{column}: {message}")]
+    Postman {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
+    /// An OpenAPI document that cannot be read (line and column 0 where there is no position).
+    #[error("{}", at(*line, *column, message))]
+    OpenApi {
+        line: u32,
+        column: u32,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A file the import reads beside its input (a Postman environment) that cannot be read.
+    #[error("cannot read `{path}`: {message}")]
+    SideFile { path: String, message: String },
     /// Nothing left that planrun can send.
     #[error("nothing to convert: {0}")]
     Empty(String),
+}
+
+fn at(line: u32, column: u32, message: &str) -> String {
+    if line == 0 {
+        message.to_string()
+    } else {
+        format!("{line}:{column}: {message}")
+    }
 }
 
 /// An element converted only in part, or not at all.

@@ -1,5 +1,5 @@
 //! `planrun import`: JMeter test plans (.jmx) made into planrun plans; curl commands in [`curl`], browser
-//! recordings in [`har`].
+//! recordings in [`har`], Postman collections in [`postman`], OpenAPI documents in [`openapi`].
 //!
 //! - [`xml`] reads the file into the element tree ([`tree`]) with roxmltree, refusing DTDs (so no entity is
 //!   expanded or fetched); bad input is an [`ImportError`] with its line and column.
@@ -17,6 +17,8 @@ pub mod error;
 pub mod functions;
 pub mod har;
 pub mod names;
+pub mod openapi;
+pub mod postman;
 pub mod requests;
 pub mod tree;
 pub mod xml;

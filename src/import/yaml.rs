@@ -16,6 +16,8 @@ pub enum Y {
     Map(Vec<Entry>),
     /// A sequence.
     Seq(Vec<Item>),
+    /// A scalar written as it is: a number with a fraction, `null`.
+    Raw(String),
 }
 
 /// One key of a mapping, with the comment lines written above it.
@@ -155,6 +157,7 @@ fn inline(v: &Y) -> String {
         Y::Bool(b) => b.to_string(),
         Y::Map(_) => "{}".into(),
         Y::Seq(_) => "[]".into(),
+        Y::Raw(r) => r.clone(),
     }
 }
 
