@@ -574,8 +574,7 @@ impl Client {
                         ));
                     }
                     let known = self.known_addresses(origin, t);
-                    let opened =
-                        Box::pin(open(origin.clone(), known, tls, stats.clone(), via.as_deref(), true)).await;
+                    let opened = Box::pin(open(origin.clone(), known, tls, stats.clone(), via.as_deref(), true)).await;
                     ex.connect += t.elapsed();
                     *connecting = None;
                     settle(&stats, ex);
