@@ -449,11 +449,11 @@ mod tests {
         let flag = ProxyChoice::parse("flag:1").unwrap();
         let plan = ProxyChoice::parse("plan:1").unwrap();
         let vars = env(&[("http_proxy", "env:1"), ("no_proxy", "other.example")]);
-        let p = Proxies::resolve(Some(&flag), Some(&plan), &vars).unwrap();
+        let p = Proxies::resolve(Some(&flag), Some(&plan), vars).unwrap();
         assert_eq!(shown(&p, true), Some("flag:1".into()));
-        let p = Proxies::resolve(None, Some(&plan), &vars).unwrap();
+        let p = Proxies::resolve(None, Some(&plan), vars).unwrap();
         assert_eq!(shown(&p, false), Some("plan:1".into()));
-        let p = Proxies::resolve(Some(&ProxyChoice::Off), Some(&plan), &vars).unwrap();
+        let p = Proxies::resolve(Some(&ProxyChoice::Off), Some(&plan), vars).unwrap();
         assert!(p.is_empty());
         let p = Proxies::resolve(None, Some(&plan), env(&[("NO_PROXY", "t.example")])).unwrap();
         assert_eq!(shown(&p, false), None, "NO_PROXY applies to the plan's proxy too");
