@@ -7,67 +7,22 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
+use common::import_corpus::{self, converts_matches_its_snapshot_and_validates, multipart_parts};
 use common::{describe, planrun, stderr, stdout, Recorded, Server, TempDir};
 
 /// The host and port every command of the corpus is written for.
 const CORPUS_ORIGIN: &str = "localhost:28139";
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/curl")
-}
-
 fn corpus() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
-        .collect();
-    files.sort();
-    files
+    import_corpus::corpus("curl", |p| p.extension().is_some_and(|e| e == "sh"))
 }
 
 #[test]
 fn every_command_of_the_corpus_converts_matches_its_snapshot_and_validates() {
-    let files = corpus();
-    assert!(files.len() >= 5, "the corpus is there: {files:?}");
-    let dir = TempDir::new("import-curl-corpus");
-    dir.write("myfile.jpg", "not really a jpeg\n");
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut mismatches = Vec::new();
-    for sh in &files {
-        let stem = sh.file_stem().and_then(|s| s.to_str()).expect("a name");
-        let out = planrun(dir.path(), ["import".as_ref(), sh.as_os_str()]);
-        assert_eq!(out.status.code(), Some(0), "{stem}: {}", describe(&out));
-        let yaml = stdout(&out);
-        let snapshot = sh.with_extension("yaml");
-        if bless {
-            std::fs::write(&snapshot, &yaml).expect("snapshot written");
-        } else if std::fs::read_to_string(&snapshot).unwrap_or_default() != yaml {
-            mismatches.push(format!("--- {}\n+++ actual\n{yaml}", snapshot.display()));
-        }
-        let plan = dir.write(&format!("{stem}.yaml"), &yaml);
-        let v = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
-        assert_eq!(v.status.code(), Some(0), "{stem}: the converted plan does not validate\n{yaml}\n{}", describe(&v));
-    }
-    assert!(mismatches.is_empty(), "snapshots differ (BLESS=1 to accept):\n{}", mismatches.join("\n"));
-}
-
-/// The parts of a multipart body: (the part's head without its boundary, content), in order.
-fn parts(r: &Recorded) -> Vec<(String, String)> {
-    let ct = r.header("content-type").unwrap_or_default();
-    let boundary = ct.split("boundary=").nth(1).unwrap_or_default().trim_matches('"');
-    let body = String::from_utf8_lossy(&r.body);
-    body.split(&format!("--{boundary}"))
-        .filter(|p| !p.trim().is_empty() && p.trim() != "--")
-        .map(|p| {
-            let (head, content) = p.split_once("\r\n\r\n").unwrap_or((p, ""));
-            let name = head.lines().find(|l| l.to_ascii_lowercase().starts_with("content-disposition")).unwrap_or("");
-            (name.to_string(), content.trim_end_matches("\r\n").to_string())
-        })
-        .collect()
+    converts_matches_its_snapshot_and_validates(&corpus(), |f| f.with_extension("yaml"));
 }
 
 /// What must be the same on both sides: headers a client chooses itself (User-Agent, Accept unless the command
@@ -79,8 +34,8 @@ fn same(curl: &Recorded, ours: &Recorded, set_by_command: &[String]) -> Vec<Stri
     }
     let multipart = curl.header("content-type").is_some_and(|c| c.starts_with("multipart/"));
     if multipart {
-        if parts(curl) != parts(ours) {
-            diffs.push(format!("parts {:?} against {:?}", parts(curl), parts(ours)));
+        if multipart_parts(curl) != multipart_parts(ours) {
+            diffs.push(format!("parts {:?} against {:?}", multipart_parts(curl), multipart_parts(ours)));
         }
     } else if curl.body != ours.body {
         diffs.push(format!(

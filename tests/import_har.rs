@@ -9,50 +9,27 @@ use crate::common;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::import_corpus::{self, converts_matches_its_snapshot_and_validates};
 use common::{describe, planrun, read_jtl, stderr, stdout, TempDir};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/har")
+    import_corpus::fixtures("har")
 }
 
 fn recordings() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "har") && !p.to_string_lossy().contains("broken"))
-        .collect();
-    files.sort();
-    files
+    import_corpus::corpus("har", |p| {
+        p.extension().is_some_and(|e| e == "har") && !p.to_string_lossy().contains("broken")
+    })
 }
 
 #[test]
 fn every_recording_converts_matches_its_snapshot_and_validates() {
-    let files = recordings();
-    assert!(files.len() >= 5, "the corpus is there: {files:?}");
-    let dir = TempDir::new("import-har-corpus");
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut mismatches = Vec::new();
-    for har in &files {
-        let stem = har.file_stem().and_then(|s| s.to_str()).expect("a name");
-        let out = planrun(dir.path(), ["import".as_ref(), har.as_os_str()]);
-        assert_eq!(out.status.code(), Some(0), "{stem}: {}", describe(&out));
-        let yaml = stdout(&out);
-        let snapshot = har.with_extension("yaml");
-        if bless {
-            std::fs::write(&snapshot, &yaml).expect("snapshot written");
-        } else if std::fs::read_to_string(&snapshot).unwrap_or_default() != yaml {
-            mismatches.push(format!("--- {}\n+++ actual\n{yaml}", snapshot.display()));
-        }
-        let plan = dir.write(&format!("{stem}.yaml"), &yaml);
-        let v = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
-        assert_eq!(v.status.code(), Some(0), "{stem}: the converted plan does not validate\n{yaml}\n{}", describe(&v));
-    }
-    assert!(mismatches.is_empty(), "snapshots differ (BLESS=1 to accept):\n{}", mismatches.join("\n"));
+    converts_matches_its_snapshot_and_validates(&recordings(), |f| f.with_extension("yaml"));
 }
 
 /// One request as the replay server read it.

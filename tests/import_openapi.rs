@@ -8,27 +8,21 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
+use common::import_corpus::{self, converts_matches_its_snapshot_and_validates};
 use common::{describe, planrun, read_jtl, stderr, stdout, Recorded, Server, TempDir};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openapi")
+    import_corpus::fixtures("openapi")
 }
 
-/// The documents that hold operations (the webhook example holds none and Swagger 2.0 is refused: both are
-/// bad input below).
 fn documents() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json"))
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy();
-            !name.contains("webhook") && !name.starts_with("swagger2")
-        })
-        .collect();
-    files.sort();
-    files
+    import_corpus::corpus("openapi", |p| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        p.extension().is_some_and(|e| e == "yaml" || e == "json")
+            && !name.contains("webhook")
+            && !name.starts_with("swagger2")
+    })
 }
 
 fn read_document(path: &Path) -> Value {
@@ -42,28 +36,10 @@ fn read_document(path: &Path) -> Value {
 
 #[test]
 fn every_openapi_document_converts_matches_its_snapshot_and_validates() {
-    let files = documents();
-    assert!(files.len() >= 5, "the corpus is there: {files:?}");
-    let dir = TempDir::new("import-openapi-corpus");
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut mismatches = Vec::new();
-    for doc in &files {
-        let name = doc.file_name().and_then(|s| s.to_str()).expect("a name");
-        let out = planrun(dir.path(), ["import".as_ref(), doc.as_os_str()]);
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", describe(&out));
-        let yaml = stdout(&out);
-        let snapshot = fixtures().join("plans").join(format!("{name}.yaml"));
-        if bless {
-            std::fs::create_dir_all(snapshot.parent().unwrap()).expect("plans/");
-            std::fs::write(&snapshot, &yaml).expect("snapshot written");
-        } else if std::fs::read_to_string(&snapshot).unwrap_or_default() != yaml {
-            mismatches.push(format!("--- {}\n+++ actual\n{yaml}", snapshot.display()));
-        }
-        let plan = dir.write(&format!("{name}.plan.yaml"), &yaml);
-        let v = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
-        assert_eq!(v.status.code(), Some(0), "{name}: the converted plan does not validate\n{yaml}\n{}", describe(&v));
-    }
-    assert!(mismatches.is_empty(), "snapshots differ (BLESS=1 to accept):\n{}", mismatches.join("\n"));
+    let name = |f: &Path| f.file_name().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+    converts_matches_its_snapshot_and_validates(&documents(), |f| {
+        fixtures().join("plans").join(format!("{}.yaml", name(f)))
+    });
 }
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch"];

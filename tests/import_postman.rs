@@ -8,49 +8,20 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
+use common::import_corpus::{self, converts_matches_its_snapshot_and_validates, multipart_parts};
 use common::{describe, planrun, stderr, stdout, Recorded, Server, TempDir};
 use serde_json::Value;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/postman")
-}
-
 fn collections() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+    import_corpus::corpus("postman", |p| p.extension().is_some_and(|e| e == "json"))
 }
 
 #[test]
 fn every_collection_converts_matches_its_snapshot_and_validates() {
-    let files = collections();
-    assert!(files.len() >= 5, "the corpus is there: {files:?}");
-    let dir = TempDir::new("import-postman-corpus");
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut mismatches = Vec::new();
-    for c in &files {
-        let stem = c.file_stem().and_then(|s| s.to_str()).expect("a name");
-        let out = planrun(dir.path(), ["import".as_ref(), c.as_os_str()]);
-        assert_eq!(out.status.code(), Some(0), "{stem}: {}", describe(&out));
-        let yaml = stdout(&out);
-        let snapshot = c.with_extension("yaml");
-        if bless {
-            std::fs::write(&snapshot, &yaml).expect("snapshot written");
-        } else if std::fs::read_to_string(&snapshot).unwrap_or_default() != yaml {
-            mismatches.push(format!("--- {}\n+++ actual\n{yaml}", snapshot.display()));
-        }
-        let plan = dir.write(&format!("{stem}.yaml"), &yaml);
-        let v = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
-        assert_eq!(v.status.code(), Some(0), "{stem}: the converted plan does not validate\n{yaml}\n{}", describe(&v));
-    }
-    assert!(mismatches.is_empty(), "snapshots differ (BLESS=1 to accept):\n{}", mismatches.join("\n"));
+    converts_matches_its_snapshot_and_validates(&collections(), |f| f.with_extension("yaml"));
 }
 
 /// Every request's URL pointed at `local` (`http://127.0.0.1:PORT`), in place.
@@ -91,21 +62,6 @@ fn localize(v: &mut Value, local: &str) {
         Value::Array(a) => a.iter_mut().for_each(|c| localize(c, local)),
         _ => {}
     }
-}
-
-/// The parts of a multipart body by their Content-Disposition, in order.
-fn parts(r: &Recorded) -> Vec<(String, String)> {
-    let ct = r.header("content-type").unwrap_or_default();
-    let boundary = ct.split("boundary=").nth(1).unwrap_or_default().trim_matches('"');
-    String::from_utf8_lossy(&r.body)
-        .split(&format!("--{boundary}"))
-        .filter(|p| !p.trim().is_empty() && p.trim() != "--")
-        .map(|p| {
-            let (head, content) = p.split_once("\r\n\r\n").unwrap_or((p, ""));
-            let name = head.lines().find(|l| l.to_ascii_lowercase().starts_with("content-disposition")).unwrap_or("");
-            (name.to_string(), content.trim_end_matches("\r\n").to_string())
-        })
-        .collect()
 }
 
 /// The header names the collection sets on its requests, lower case.
@@ -199,8 +155,8 @@ fn an_imported_collection_sends_what_newman_sends() {
             }
             let ct = a.header("content-type").unwrap_or_default();
             if ct.starts_with("multipart/") {
-                if parts(a) != parts(b) {
-                    differences.push(format!("{at}: parts {:?} against {:?}", parts(a), parts(b)));
+                if multipart_parts(a) != multipart_parts(b) {
+                    differences.push(format!("{at}: parts {:?} against {:?}", multipart_parts(a), multipart_parts(b)));
                 }
             } else if ct.starts_with("application/x-www-form-urlencoded") {
                 let form = |r: &Recorded| url::form_urlencoded::parse(&r.body).into_owned().collect::<Vec<_>>();

@@ -778,6 +778,7 @@ pub fn skip(tool: &str, require: &str, why: &str) {
         writeln!(std::io::stderr(), "SKIPPED {test}: {tool} cannot run here: {why} (set {require}=1 to fail instead)");
 }
 
+pub mod import_corpus;
 mod load_run;
 pub use load_run::{json_lines, read_json, LoadRun, Ran};
 pub mod h2_server;
