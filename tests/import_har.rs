@@ -284,6 +284,12 @@ fn bad_recordings_are_exit_2_with_line_and_column() {
         assert!(stderr(&out).contains(expected), "{name}: {}", describe(&out));
         assert!(!stderr(&out).contains("panicked") && out.stdout.is_empty(), "{name}");
     }
+    // A filter that is no regular expression is the command line's fault: no place in the file.
+    let shop = fixtures().join("shop.har");
+    let out = planrun(dir.path(), ["import".as_ref(), shop.as_os_str(), "--exclude".as_ref(), "[".as_ref()]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--exclude `[` is not a regular expression") && !err.contains("0:0"), "{err}");
     let deep = format!("{{\"log\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
     let file = dir.write("deep.har", deep);
     let out = planrun(dir.path(), ["import", file.to_str().unwrap()]);

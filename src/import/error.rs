@@ -49,15 +49,15 @@ pub enum ImportError {
     #[error("{line}:{column}: test elements nested more than {max} deep")]
     TooDeep { line: u32, column: u32, max: usize },
     /// A curl command that cannot be read.
-    #[error("{line}:{column}: {message}")]
+    #[error("{}", at(*line, *column, message))]
     Curl {
         line: u32,
         column: u32,
         /// What is wrong there.
         message: String,
     },
-    /// A HAR file that cannot be read.
-    #[error("{line}:{column}: {message}")]
+    /// A HAR file that cannot be read (line 0: an option of the command line, no place in the file).
+    #[error("{}", at(*line, *column, message))]
     Har {
         line: u32,
         column: u32,
