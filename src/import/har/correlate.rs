@@ -94,8 +94,12 @@ fn texts(e: &mut Entry) -> Vec<&mut Text> {
 }
 
 fn sends(e: &Entry, value: &str) -> bool {
-    let mut e = e.clone();
-    texts(&mut e).iter().any(|t| t.contains(value))
+    let body: Vec<&Text> = match &e.body {
+        Some(Body::Text { text, .. }) => vec![text],
+        Some(Body::Form(f)) | Some(Body::Multipart(f)) => f.iter().map(|(_, v)| v).collect(),
+        None => Vec::new(),
+    };
+    std::iter::once(&e.rest).chain(e.headers.iter().map(|(_, v)| v)).chain(body).any(|t| t.contains(value))
 }
 
 fn replace(e: &mut Entry, value: &str, template: &str) -> usize {
