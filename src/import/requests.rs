@@ -57,10 +57,16 @@ impl Origins {
 
     /// The `url` of a request to `origin` with `rest` (path and query), written as a template.
     pub fn url(&self, origin: &str, rest: &str) -> String {
-        if origin == self.main {
-            escape_text(rest)
+        self.url_template(origin, &escape_text(rest))
+    }
+
+    /// The `url` of a request to `origin` whose path and query are already the template `rest`; an origin
+    /// known only at run time (empty) leaves `rest` whole.
+    pub fn url_template(&self, origin: &str, rest: &str) -> String {
+        if origin.is_empty() || origin == self.main {
+            rest.to_string()
         } else {
-            format!("{{{{ props.{} }}}}{}", property(origin), escape_text(rest))
+            format!("{{{{ props.{} }}}}{rest}", property(origin))
         }
     }
 

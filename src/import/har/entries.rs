@@ -423,13 +423,7 @@ pub fn step(e: &Entry, origins: &Origins, extract: Option<&Vec<(String, Y)>>) ->
     if e.method != "GET" {
         req.put("method", Y::s(e.method.clone()));
     }
-    let rest = e.rest.render();
-    let url = if e.origin == origins.main {
-        rest
-    } else {
-        format!("{{{{ props.{} }}}}{rest}", crate::import::requests::property(&e.origin))
-    };
-    req.put("url", Y::s(url));
+    req.put("url", Y::s(origins.url_template(&e.origin, &e.rest.render())));
     let mut content_type = None;
     let mut h = MapB::default();
     for (n, v) in &e.headers {

@@ -142,11 +142,7 @@ fn render(nodes: Vec<Node>, origins: &Origins) -> Vec<Item> {
             Node::Request(r) => {
                 let r = *r;
                 // `rest` is a template already.
-                let url = if r.origin.is_empty() || r.origin == origins.main {
-                    r.rest.clone()
-                } else {
-                    format!("{{{{ props.{} }}}}{}", super::requests::property(&r.origin), r.rest)
-                };
+                let url = origins.url_template(&r.origin, &r.rest);
                 let mut item = r.item;
                 for e in &mut item.0 {
                     if e.key == "request" {
