@@ -7,6 +7,7 @@ use crate::common;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use common::h2_raw::{GoAwayServer, LastStream, RawH2Counts};
 use common::h2_server::{H2Counts, H2Server, H2Settings};
 use common::{num, LoadRun, Ran, Server, TempDir};
 
@@ -206,6 +207,73 @@ fn http_version_takes_1_1_2_or_auto_and_says_where_it_is_wrong() {
         let out = validate(&dir, ok);
         assert_eq!(out.status.code(), Some(0), "{ok}: {}", common::describe(&out));
     }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A GOAWAY whose last-stream id a request crosses (a raw server: the h2 crate's cannot send one)
+// ---------------------------------------------------------------------------------------------------------
+
+/// A run of `users` x `loops` requests `method /path` with a body of `body` bytes, over h2c.
+fn goaway_run(name: &str, server: &GoAwayServer, method: &str, body: usize, users: u32, loops: u32) -> Ran {
+    let dir = TempDir::new(name);
+    let body = if body > 0 { format!("          body: \"{}\"\n", "b".repeat(body)) } else { String::new() };
+    let steps = format!("      - name: send\n        request:\n          method: {method}\n          url: /x\n{body}");
+    LoadRun::new(name, &server.url())
+        .defaults("  http_version: 2")
+        .users(users, loops)
+        .steps(&steps)
+        .json()
+        .run_any(&dir, &[])
+}
+
+#[test]
+fn a_post_above_a_goaways_last_stream_was_not_processed_and_is_sent_again_on_a_new_connection() {
+    // Each connection: stream 1 answered; stream 3 gets GOAWAY (last stream 1, NO_ERROR) and the close.
+    for (name, body) in [("h2-goaway-below-post", 5), ("h2-goaway-below-post-100k", 102_400)] {
+        // 100 KiB is more than the stream's first window: the GOAWAY comes while the body still waits for room.
+        let server = GoAwayServer::start(LastStream::Before);
+        let ran = goaway_run(name, &server, "POST", body, 2, 3);
+        assert_eq!(ran.out.status.code(), Some(0), "{}", common::describe(&ran.out));
+        assert_eq!(ran.jtl.rows.len(), 6, "rows = the requests the users made");
+        assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+        assert!(protocols(&ran).iter().all(|p| p == "HTTP/2"), "{:?}", protocols(&ran));
+        // Each user: 1 on the first connection, then each later one sent on stream 3, refused by the GOAWAY
+        // and sent again as stream 1 of a new connection.
+        assert_eq!(server.get(|c: &RawH2Counts| &c.answered), 6, "each request processed once");
+        assert_eq!(server.get(|c: &RawH2Counts| &c.answered_body_bytes), 6 * body as u64);
+        assert_eq!(server.get(|c: &RawH2Counts| &c.streams), 10);
+        assert_eq!(server.get(|c: &RawH2Counts| &c.connections), 6);
+    }
+}
+
+#[test]
+fn a_post_a_goaway_may_have_processed_is_a_failed_sample_and_not_sent_again() {
+    // Each connection: stream 1 answered; stream 3 gets GOAWAY naming stream 3 itself, and the close.
+    let server = GoAwayServer::start(LastStream::Including);
+    let ran = goaway_run("h2-goaway-at-post", &server, "POST", 5, 1, 3);
+    assert_eq!(ran.jtl.rows.len(), 3);
+    let success: Vec<&str> = ran.jtl.rows.iter().map(|r| r["success"].as_str()).collect();
+    assert_eq!(success, ["true", "false", "true"], "{:?}", messages(&ran));
+    let failed = &ran.jtl.rows[1];
+    assert_eq!(failed["responseCode"], "Non HTTP response code: ConnectionReset", "{failed:?}");
+    assert!(failed["responseMessage"].contains("GOAWAY"), "{failed:?}");
+    assert!(failed["responseMessage"].contains("may have processed"), "{failed:?}");
+    assert_eq!(server.get(|c: &RawH2Counts| &c.streams), 3, "the POST was not sent again");
+    assert_eq!(server.get(|c: &RawH2Counts| &c.answered), 2);
+    assert_eq!(server.get(|c: &RawH2Counts| &c.connections), 2);
+}
+
+#[test]
+fn a_get_a_goaway_may_have_processed_is_sent_again_on_a_new_connection() {
+    let server = GoAwayServer::start(LastStream::Including);
+    let ran = goaway_run("h2-goaway-at-get", &server, "GET", 0, 1, 3);
+    assert_eq!(ran.out.status.code(), Some(0), "{}", common::describe(&ran.out));
+    assert_eq!(ran.jtl.rows.len(), 3);
+    assert!(ran.jtl.rows.iter().all(|r| r["success"] == "true"), "{:?}", messages(&ran));
+    // An idempotent request whose reused connection ended before any of its response came is sent again.
+    assert_eq!(server.get(|c: &RawH2Counts| &c.streams), 5);
+    assert_eq!(server.get(|c: &RawH2Counts| &c.answered), 3);
+    assert_eq!(server.get(|c: &RawH2Counts| &c.connections), 3);
 }
 
 // ---------------------------------------------------------------------------------------------------------

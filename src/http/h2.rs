@@ -128,11 +128,13 @@ impl H2Conn {
             body_out.reserve_capacity(rest.len());
             while !rest.is_empty() {
                 let room = drive(conn, ended, |cx| match body_out.poll_capacity(cx) {
-                    Poll::Ready(Some(r)) => Poll::Ready(r),
-                    Poll::Ready(None) => Poll::Ready(Ok(0)),
+                    Poll::Ready(Some(r)) => Poll::Ready(r.map(Some)),
+                    Poll::Ready(None) => Poll::Ready(Ok(None)),
                     Poll::Pending => Poll::Pending,
                 })
                 .await?;
+                // The stream takes no more (reset, or refused by a GOAWAY): its response, or its error, says why.
+                let Some(room) = room else { break };
                 if room == 0 {
                     continue;
                 }
@@ -141,7 +143,8 @@ impl H2Conn {
             }
         }
         let mut response = response;
-        let head = drive(conn, ended, |cx| Pin::new(&mut response).poll(cx)).await?;
+        let head =
+            drive(conn, ended, |cx| Pin::new(&mut response).poll(cx)).await.map_err(|f| after_goaway(send, f))?;
         let at = Instant::now();
         *first_read = Some(at);
         let (parts, mut body_in) = head.into_parts();
@@ -207,6 +210,27 @@ async fn drive<T>(
         }
     })
     .await
+}
+
+/// `f`, saying so when the connection ended after a GOAWAY that did not refuse the stream: the server may have
+/// processed the request (RFC 9113 6.8), so only a request that may be sent twice is sent again.
+#[cold]
+fn after_goaway(send: &mut SendRequest<Bytes>, f: H2Failure) -> H2Failure {
+    if f.retry != Retry::IfNothingCame {
+        return f;
+    }
+    let mut cx = Context::from_waker(Waker::noop());
+    match send.poll_ready(&mut cx) {
+        Poll::Ready(Err(e)) if e.is_go_away() && e.is_remote() => {
+            let reason = e.reason().unwrap_or(Reason::NO_ERROR);
+            let message = format!(
+                "HTTP/2 connection closed by the server (GOAWAY {reason:?}) before the response came; the GOAWAY \
+                 counts the request among those it may have processed"
+            );
+            H2Failure { failure: Failure::new(ErrorKind::ConnectionReset, message), retry: f.retry }
+        }
+        _ => f,
+    }
 }
 
 /// What an h2 error means for the sample.

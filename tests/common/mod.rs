@@ -781,4 +781,5 @@ pub fn skip(tool: &str, require: &str, why: &str) {
 pub mod import_corpus;
 mod load_run;
 pub use load_run::{json_lines, read_json, LoadRun, Ran};
+pub mod h2_raw;
 pub mod h2_server;
