@@ -209,6 +209,82 @@ fn http_version_takes_1_1_2_or_auto_and_says_where_it_is_wrong() {
     }
 }
 
+/// dry-run's output for one request over HTTP/2: the line that names the version, the fields (name, value)
+/// up to the blank line, and the body.
+fn dry_run_h2(out: &str, step: &str) -> (String, Vec<(String, String)>, String) {
+    let at = out.find(&format!(": {step}\n")).unwrap_or_else(|| panic!("no step {step} in:\n{out}"));
+    let text = &out[at + step.len() + 3..];
+    let (version, rest) = text.split_once('\n').unwrap();
+    let (head, rest) = rest.split_once("\n\n").unwrap();
+    let body = rest.split("\n\n###").next().unwrap().trim_end_matches('\n').to_string();
+    // A pseudo-header field's name starts with its `:`; the name ends at the first `: ` after that.
+    let field = |l: &str| {
+        let cut = l[1..].find(": ").unwrap() + 1;
+        (l[..cut].to_string(), l[cut + 2..].to_string())
+    };
+    let fields = head.lines().map(field).collect();
+    (version.to_string(), fields, body)
+}
+
+#[test]
+fn dry_run_shows_an_http2_request_as_the_server_receives_it() {
+    let server = H2Server::start();
+    let steps = "      - name: post\n        request:\n          method: POST\n          url: /echo-size?q=1\n          \
+                 headers:\n            X-Trace: abc\n            Connection: keep-alive\n            Keep-Alive: 5\n          \
+                 json: {a: 1, b: [x]}\n      - name: old\n        request:\n          url: /ok\n          http_version: 1.1\n";
+    let plan = LoadRun::new("dry-h2", &server.url())
+        .defaults("  http_version: 2\n  headers:\n    Accept: application/json\n    TE: trailers")
+        .steps(steps);
+    let dir = TempDir::new("h2-dry-run");
+    let path = dir.write("plan.yaml", plan.yaml());
+    let out = common::planrun(dir.path(), ["dry-run", path.to_str().unwrap(), "-n", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let text = common::stdout(&out);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 0, "dry-run sends nothing");
+    let (version, fields, body) = dry_run_h2(&text, "post");
+    assert!(version.contains("HTTP/2") && version.contains("h2c"), "{version}");
+    let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names[..4], [":method", ":scheme", ":authority", ":path"], "{text}");
+    assert!(!names.iter().any(|n| ["host", "connection", "keep-alive"].contains(n)), "{text}");
+    assert!(names.iter().all(|n| *n == n.to_lowercase()), "{text}");
+    // The HTTP/1.1 request of the same plan is shown as before.
+    let old = &text[text.find(": old\n").unwrap()..];
+    assert!(old.contains("\nGET /ok HTTP/1.1\r\nHost: 127.0.0.1:") && old.contains("\r\nTe: trailers\r\n"), "{old}");
+
+    // What the server received, field by field, is what dry-run showed.
+    // (The HTTP/1.1 request fails there: the server speaks only HTTP/2.)
+    let ran = plan.json().run_any(&dir, &[]);
+    assert_eq!(ran.jtl.rows[0]["success"], "true", "{:?}", messages(&ran));
+    let heads = server.counts.heads.lock().unwrap();
+    assert_eq!(heads.len(), 1, "the HTTP/1.1 request did not reach the HTTP/2 server");
+    assert_eq!(heads[0].0, fields, "{text}");
+    assert_eq!(String::from_utf8_lossy(&heads[0].1), body);
+}
+
+#[test]
+fn dry_run_says_over_https_the_version_is_chosen_by_alpn_or_forced() {
+    let steps =
+        "      - name: auto\n        request:\n          url: /a\n      - name: forced\n        request:\n          \
+                 url: /b\n          http_version: 2\n          headers:\n            Authorization: Bearer s3cr3t\n";
+    let plan = LoadRun::new("dry-alpn", "https://example.test:8443").steps(steps);
+    let dir = TempDir::new("h2-dry-run-alpn");
+    let path = dir.write("plan.yaml", plan.yaml());
+    let out = common::planrun(dir.path(), ["dry-run", path.to_str().unwrap(), "-n", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let text = common::stdout(&out);
+    let auto = &text[text.find(": auto\n").unwrap()..text.find(": forced\n").unwrap()];
+    assert!(auto.contains("ALPN") && auto.contains("HTTP/2") && auto.contains("\nGET /a HTTP/1.1\r\n"), "{auto}");
+    let (version, fields, _) = dry_run_h2(&text, "forced");
+    assert!(version.contains("HTTP/2 over TLS"), "{version}");
+    let pseudo: Vec<(&str, &str)> = fields.iter().take(4).map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(
+        pseudo,
+        [(":method", "GET"), (":scheme", "https"), (":authority", "example.test:8443"), (":path", "/b")],
+        "{text}"
+    );
+    assert!(fields.contains(&("authorization".into(), "***".into())) && !text.contains("s3cr3t"), "{text}");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // A GOAWAY whose last-stream id a request crosses (a raw server: the h2 crate's cannot send one)
 // ---------------------------------------------------------------------------------------------------------

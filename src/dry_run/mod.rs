@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::compile::{Graph, RequestNode, StepNode};
 use crate::diag::Diagnostics;
-use crate::http::WireRequest;
+use crate::http::{HttpVersion, WireRequest};
 use crate::mask::Masks;
 use crate::plan::model::{DataMode, DataScope, OnEof};
 use crate::run::data_rows::{DataError, DataSources};
@@ -121,14 +121,27 @@ impl<'g> FirstUser<'g> {
         out: &mut dyn Write,
         problems: &mut Diagnostics,
     ) -> io::Result<()> {
-        let error = match rendered(self.graph, node, &self.scope) {
-            Ok(w) => {
+        let error = match rendered(self.graph, node, &self.scope).and_then(|w| shown(&w, &self.masks).map(|s| (w, s))) {
+            Ok((w, (version, shown))) => {
                 if let Some(p) = self.graph.defaults.proxies.route(&w.target.origin) {
-                    let how = if w.target.origin.https { "in a CONNECT tunnel" } else { "in absolute form" };
                     let auth = if p.authorization().is_some() { ", with Proxy-Authorization: ***" } else { "" };
-                    writeln!(out, "(through the proxy {}, {how}{auth})", p.shown())?;
+                    match (w.target.origin.https, w.version) {
+                        (false, HttpVersion::Http2) => writeln!(
+                            out,
+                            "(the proxy {} cannot carry cleartext HTTP/2 (h2c): a run fails this request; use https \
+                             or http_version: 1.1)",
+                            p.shown()
+                        )?,
+                        (https, _) => {
+                            let how = if https { "in a CONNECT tunnel" } else { "in absolute form" };
+                            writeln!(out, "(through the proxy {}, {how}{auth})", p.shown())?;
+                        }
+                    }
                 }
-                out.write_all(&self.book.show(&wire::masked(&w, &self.masks)))?;
+                if let Some(v) = version {
+                    writeln!(out, "{v}")?;
+                }
+                out.write_all(&self.book.show(&shown))?;
                 if !w.body.is_empty() {
                     writeln!(out)?;
                 }
@@ -157,6 +170,26 @@ fn rendered(graph: &Graph, node: &RequestNode, scope: &Arc<Scope>) -> Result<Wir
         Ok(_) => Ok(w),
         Err(e) => Err(wire::RenderError(format!("invalid request target `{}`: {e}", w.target.path_and_query()))),
     }
+}
+
+const H2C: &str =
+    "(HTTP/2, cleartext with prior knowledge (h2c): the fields of the HEADERS frame, HPACK-compressed on \
+                   the wire, then the body in DATA frames)";
+const H2_TLS: &str =
+    "(HTTP/2 over TLS, ALPN offering only h2: the fields of the HEADERS frame, HPACK-compressed on the \
+                      wire, then the body in DATA frames)";
+const BY_ALPN: &str = "(HTTP/1.1 as shown, or HTTP/2 when the server picks h2 by ALPN: a run speaks what each server \
+                       picks; `http_version: 2` shows the HTTP/2 form)";
+
+/// The request's bytes as they go on the wire in its HTTP version, and the line that says which version when
+/// it is not plain HTTP/1.1.
+fn shown(w: &WireRequest, masks: &Masks) -> Result<(Option<&'static str>, Vec<u8>), wire::RenderError> {
+    Ok(match (w.version, w.target.origin.https) {
+        (HttpVersion::Http2, false) => (Some(H2C), wire::masked_h2(w, masks)?),
+        (HttpVersion::Http2, true) => (Some(H2_TLS), wire::masked_h2(w, masks)?),
+        (HttpVersion::Auto, true) => (Some(BY_ALPN), wire::masked(w, masks)),
+        _ => (None, wire::masked(w, masks)),
+    })
 }
 
 /// The plan's data sets, each opened to be read from its first row whatever its mode: a dry run shows every

@@ -265,7 +265,7 @@ fn h2_failure(e: &h2::Error) -> H2Failure {
 
 /// The request as h2 sends it: pseudo-headers from the URL (`:authority` is the Host the HTTP/1.1 engine would
 /// send), then the request's headers but those HTTP/2 forbids (RFC 9113 8.2.2).
-fn build(req: &WireRequest) -> Result<Request<()>, Failure> {
+pub(super) fn build(req: &WireRequest) -> Result<Request<()>, Failure> {
     let uri = http::Uri::try_from(req.target.url.as_str())
         .map_err(|e| Failure::new(ErrorKind::BadRequest, format!("URL `{}` cannot be sent: {e}", req.target.url)))?;
     let mut headers = HeaderMap::with_capacity(req.headers.len());

@@ -15,6 +15,7 @@ pub mod decode;
 mod encode;
 mod error;
 mod h2;
+mod h2_head;
 mod head_memo;
 mod headers;
 mod hop;
@@ -30,6 +31,7 @@ mod tls;
 
 pub use client::{Client, ConnectionCounts, Exchange};
 pub use error::Failure;
+pub use h2_head::h2_head;
 pub use headers::Headers;
 pub use hop::{Hop, How, Record, Recorded};
 pub use outcome::{DataType, ErrorKind};

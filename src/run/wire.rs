@@ -267,6 +267,26 @@ pub fn masked(request: &WireRequest, masks: &Masks) -> Vec<u8> {
     out
 }
 
+/// A request as dry-run shows it over HTTP/2: the fields of its HEADERS frame as the engine gives them to
+/// HPACK (pseudo-header fields first, lowercase names, one a line), a blank line and the body, with
+/// Authorization values and `masks` as `***`.
+pub fn masked_h2(request: &WireRequest, masks: &Masks) -> Result<Vec<u8>, RenderError> {
+    let fields = crate::http::h2_head(request).map_err(|f| RenderError(f.message))?;
+    let mut head = String::with_capacity(256);
+    for (n, v) in &fields {
+        let value = if n == http::header::AUTHORIZATION.as_str() || n == http::header::PROXY_AUTHORIZATION.as_str() {
+            "***".into()
+        } else {
+            String::from_utf8_lossy(v.as_bytes())
+        };
+        head.push_str(&format!("{n}: {value}\n"));
+    }
+    head.push('\n');
+    let mut out = masks.mask(&head).into_owned().into_bytes();
+    out.extend_from_slice(&masks.mask_bytes(&request.body));
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{escape_illegal, form_safe};

@@ -28,6 +28,9 @@ pub struct H2Counts {
     pub answered: AtomicU64,
     /// Request body bytes received.
     pub body_bytes: AtomicU64,
+    /// Each request as it came: its pseudo-header fields (from the URI h2 made of them) and header fields,
+    /// in order, and its body.
+    pub heads: std::sync::Mutex<Vec<(Vec<(String, String)>, Vec<u8>)>>,
 }
 
 /// The server's SETTINGS.
@@ -153,13 +156,24 @@ async fn handle(
     conn: mpsc::UnboundedSender<Cmd>,
 ) {
     let path = req.uri().path().to_string();
+    let uri = req.uri();
+    let mut fields = vec![(":method".to_string(), req.method().to_string())];
+    fields.extend(uri.scheme_str().map(|s| (":scheme".to_string(), s.to_string())));
+    fields.extend(uri.authority().map(|a| (":authority".to_string(), a.to_string())));
+    fields.extend(uri.path_and_query().map(|p| (":path".to_string(), p.to_string())));
+    for (n, v) in req.headers() {
+        fields.push((n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()));
+    }
     let mut body = req.into_body();
     let mut size = 0u64;
+    let mut bytes = Vec::new();
     while let Some(Ok(data)) = body.data().await {
         size += data.len() as u64;
+        bytes.extend_from_slice(&data);
         let _ = body.flow_control().release_capacity(data.len());
     }
     c.body_bytes.fetch_add(size, Ordering::SeqCst);
+    c.heads.lock().unwrap().push((fields, bytes));
     let head = |status: u16| Response::builder().status(status).header("content-type", "text/plain").body(()).unwrap();
     let answer = |mut respond: SendResponse<Bytes>, status: u16, text: Bytes| {
         let c = c.clone();
