@@ -283,6 +283,15 @@ fn dry_run_says_over_https_the_version_is_chosen_by_alpn_or_forced() {
         "{text}"
     );
     assert!(fields.contains(&("authorization".into(), "***".into())) && !text.contains("s3cr3t"), "{text}");
+
+    // Cleartext HTTP/2 has no absolute form for a forward proxy: dry-run says a run fails it, as it does.
+    let plan = LoadRun::new("dry-h2c-proxy", "http://example.test").defaults("  http_version: 2").steps(&get("/c"));
+    let path = dir.write("proxied.yaml", plan.yaml());
+    let out = common::planrun(dir.path(), ["dry-run", path.to_str().unwrap(), "--proxy", "http://127.0.0.1:3128"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let text = common::stdout(&out);
+    assert!(text.contains("cannot carry cleartext HTTP/2 (h2c): a run fails this request"), "{text}");
+    assert!(!text.contains("in absolute form"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------------------
