@@ -292,6 +292,9 @@ fn dry_run_says_over_https_the_version_is_chosen_by_alpn_or_forced() {
     let text = common::stdout(&out);
     assert!(text.contains("cannot carry cleartext HTTP/2 (h2c): a run fails this request"), "{text}");
     assert!(!text.contains("in absolute form"), "{text}");
+    let ran = plan.run_any(&dir, &["--proxy", "http://127.0.0.1:3128"]);
+    assert_eq!(ran.jtl.rows.len(), 1);
+    assert!(ran.jtl.rows[0]["responseMessage"].contains("h2c) cannot go through the proxy"), "{:?}", ran.jtl.rows);
 }
 
 // ---------------------------------------------------------------------------------------------------------

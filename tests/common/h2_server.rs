@@ -28,10 +28,13 @@ pub struct H2Counts {
     pub answered: AtomicU64,
     /// Request body bytes received.
     pub body_bytes: AtomicU64,
-    /// Each request as it came: its pseudo-header fields (from the URI h2 made of them) and header fields,
-    /// in order, and its body.
-    pub heads: std::sync::Mutex<Vec<(Vec<(String, String)>, Vec<u8>)>>,
+    /// Each request as it came.
+    pub heads: std::sync::Mutex<Vec<Received>>,
 }
+
+/// A request as the server received it: its pseudo-header fields (from the URI h2 made of them) and header
+/// fields, in order, and its body.
+pub type Received = (Vec<(String, String)>, Vec<u8>);
 
 /// The server's SETTINGS.
 #[derive(Debug, Clone, Copy, Default)]
