@@ -229,12 +229,16 @@ fn dry_run_h2(out: &str, step: &str) -> (String, Vec<(String, String)>, String) 
 #[test]
 fn dry_run_shows_an_http2_request_as_the_server_receives_it() {
     let server = H2Server::start();
-    let steps = "      - name: post\n        request:\n          method: POST\n          url: /echo-size?q=1\n          \
-                 headers:\n            X-Trace: abc\n            Connection: keep-alive\n            Keep-Alive: 5\n          \
-                 json: {a: 1, b: [x]}\n      - name: old\n        request:\n          url: /ok\n          http_version: 1.1\n";
+    let steps = [
+        "      - name: post\n        request:\n          method: POST\n          url: /echo-size?q=1\n",
+        "          headers:\n            X-Trace: abc\n            Connection: keep-alive\n            Keep-Alive: 5\n",
+        "          json: {a: 1, b: [x]}\n",
+        "      - name: old\n        request:\n          url: /ok\n          http_version: 1.1\n",
+    ]
+    .concat();
     let plan = LoadRun::new("dry-h2", &server.url())
         .defaults("  http_version: 2\n  headers:\n    Accept: application/json\n    TE: trailers")
-        .steps(steps);
+        .steps(&steps);
     let dir = TempDir::new("h2-dry-run");
     let path = dir.write("plan.yaml", plan.yaml());
     let out = common::planrun(dir.path(), ["dry-run", path.to_str().unwrap(), "-n", "2"]);

@@ -1,9 +1,9 @@
 //! A cleartext HTTP/2 server (prior knowledge) written frame by frame, for what the h2 crate's server cannot
 //! be made to do: a GOAWAY that names a last stream below or at a stream the client has just opened, and then
-//! the connection closed. On each connection it answers the first stream (once the whole request came) with
-//! `:status 200` and the body `ok` (its windows opened again as its body comes); on the second it sends GOAWAY NO_ERROR, with the last-stream id that
-//! [`LastStream`] says, does not answer, and closes. It counts connections, streams opened, and requests
-//! answered with the bytes of their bodies.
+//! the connection closed. On each connection it answers the first stream (once the whole request came, its
+//! windows opened again as its body comes) with `:status 200` and the body `ok`; on the second it sends
+//! GOAWAY NO_ERROR, with the last-stream id that [`LastStream`] says, does not answer, and closes. It counts
+//! connections, streams opened, and requests answered with the bytes of their bodies.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
