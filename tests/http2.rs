@@ -134,6 +134,28 @@ fn rst_stream_is_a_failed_sample_that_names_it_and_the_connection_goes_on() {
 }
 
 #[test]
+fn rst_stream_while_a_post_body_waits_for_window_is_a_failed_sample_not_a_hang() {
+    // 100 KiB is more than the stream's first window (64 KiB): the reset comes while the rest waits for room.
+    let server = H2Server::start();
+    let dir = TempDir::new("h2c-reset-early");
+    let steps = format!(
+        "      - name: post\n        request:\n          method: POST\n          url: /reset-early\n          body: \"{}\"\n",
+        "z".repeat(102_400)
+    );
+    let ran = LoadRun::new("reset-early", &server.url())
+        .defaults("  http_version: 2")
+        .users(1, 2)
+        .steps(&steps)
+        .run_any(&dir, &[]);
+    assert_eq!(ran.jtl.rows.len(), 2);
+    for row in &ran.jtl.rows {
+        assert_eq!(row["success"], "false");
+        assert!(row["responseMessage"].contains("RST_STREAM CANCEL"), "{row:?}");
+    }
+    assert_eq!(server.get(|c: &H2Counts| &c.streams_reset_early), 2, "not sent again");
+}
+
+#[test]
 fn a_refused_stream_is_sent_again_as_the_server_did_not_process_it() {
     let server = H2Server::start();
     let ran = h2c_run("h2c-refused", &server, "/refuse-first", 2, 3);

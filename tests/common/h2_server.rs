@@ -3,7 +3,8 @@
 //! the request body's size; `/reset` RST_STREAM INTERNAL_ERROR instead of a response; `/refuse-first`
 //! REFUSED_STREAM on a connection's first stream, 200 "ok" on the others; `/goaway-after` 200 "ok", then a
 //! graceful GOAWAY; `/goaway-abrupt` a GOAWAY INTERNAL_ERROR and the connection closed, no response;
-//! `/cut` the head and 1000 bytes of a body, then the TCP connection reset (RST); anything else 404.
+//! `/cut` the head and 1000 bytes of a body, then the TCP connection reset (RST); `/reset-early` RST_STREAM
+//! CANCEL as soon as the request's head came, none of its body read; anything else 404.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,8 @@ pub struct H2Counts {
     pub answered: AtomicU64,
     /// Request body bytes received.
     pub body_bytes: AtomicU64,
+    /// Streams reset at once by `/reset-early`.
+    pub streams_reset_early: AtomicU64,
     /// Each request as it came.
     pub heads: std::sync::Mutex<Vec<Received>>,
 }
@@ -159,6 +162,11 @@ async fn handle(
     conn: mpsc::UnboundedSender<Cmd>,
 ) {
     let path = req.uri().path().to_string();
+    if path == "/reset-early" {
+        c.streams_reset_early.fetch_add(1, Ordering::SeqCst);
+        // Before any of the body is read: a large one still waits for window when the reset comes.
+        return respond.send_reset(Reason::CANCEL);
+    }
     let uri = req.uri();
     let mut fields = vec![(":method".to_string(), req.method().to_string())];
     fields.extend(uri.scheme_str().map(|s| (":scheme".to_string(), s.to_string())));
