@@ -288,6 +288,109 @@ fn dry_run_shows_an_http2_request_as_the_server_receives_it() {
     assert_eq!(String::from_utf8_lossy(&heads[0].1), body);
 }
 
+/// The exchanges `--http-debug` printed on stderr, by the label of their sample.
+fn http_debug_texts(err: &str) -> Vec<(String, String)> {
+    err.split("--- http-debug: `")
+        .skip(1)
+        .map(|b| b.split("\nplanrun: ").next().unwrap_or(b))
+        .map(|b| (b[..b.find('`').unwrap()].to_string(), b.to_string()))
+        .collect()
+}
+
+/// The fields (name, value) of the HEADERS frame `--http-debug` shows under `title`, after the line naming
+/// HTTP/2, which must hold `version`.
+fn http_debug_h2_fields(text: &str, title: &str, version: &str) -> Vec<(String, String)> {
+    let at = text.find(&format!("\n{title}:\n")).unwrap_or_else(|| panic!("no {title}: in\n{text}"));
+    let rest = &text[at + title.len() + 3..];
+    let (line, rest) = rest.split_once('\n').unwrap();
+    assert!(line.starts_with("(HTTP/2") && line.contains(version), "{line}\n{text}");
+    let head = rest.split("\n\n").next().unwrap();
+    let field = |l: &str| {
+        let cut = l[1..].find(": ").unwrap_or_else(|| panic!("not a field: {l}\n{text}")) + 1;
+        (l[..cut].to_string(), l[cut + 2..].to_string())
+    };
+    head.lines().map(field).collect()
+}
+
+#[test]
+fn http_debug_shows_an_http2_exchange_as_its_headers_frames_carried_it() {
+    const SECRET: &str = "Sup3rS3cretKey";
+    let server = H2Server::start();
+    let steps = [
+        "      - name: post\n        request:\n          method: POST\n          url: /echo-size\n",
+        "          query: { key: \"{{ props.key }}\" }\n",
+        "          headers:\n            X-Key: \"{{ props.key }}\"\n            Authorization: Basic dXNlcjpwYXNz\n",
+        "            Connection: keep-alive\n",
+        "          json: { key: \"{{ props.key }}\" }\n",
+        "      - name: missing\n        request:\n          url: /missing\n",
+        "      - name: old\n        request:\n          url: /ok\n          http_version: 1.1\n",
+    ]
+    .concat();
+    let plan = LoadRun::new("debug-h2", &server.url())
+        .top(&format!("properties:\n  key: {{ value: {SECRET}, secret: true }}"))
+        .defaults("  http_version: 2\n  cookies: false")
+        .steps(&steps);
+
+    let dir = TempDir::new("h2-http-debug-full");
+    let ran = plan.run_any(&dir, &["--http-debug=full", "--http-debug-first", "3"]);
+    assert_eq!(ran.jtl.rows.len(), 3);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 2, "the HTTP/1.1 request did not reach the HTTP/2 server");
+    let err = ran.stderr();
+    assert!(!err.contains(SECRET), "{err}");
+    let shown = http_debug_texts(&err);
+    let labels: Vec<&str> = shown.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels, ["post", "missing", "old"], "{err}");
+
+    // The request: the fields the server received, in its order, secrets and Authorization as `***`.
+    let post = &shown[0].1;
+    let fields = http_debug_h2_fields(post, "Request", "cleartext (h2c)");
+    let heads = server.counts.heads.lock().unwrap().clone();
+    let received: Vec<(String, String)> = heads[0]
+        .0
+        .iter()
+        .map(|(n, v)| (n.clone(), if n == "authorization" { "***".into() } else { v.replace(SECRET, "***") }))
+        .collect();
+    assert_eq!(fields, received, "{post}");
+    let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names[..4], [":method", ":scheme", ":authority", ":path"], "{post}");
+    assert!(!names.iter().any(|n| ["host", "connection"].contains(n)), "{post}");
+    assert!(!post.contains("HTTP/1.1") && !post.contains("Host:"), "{post}");
+    assert!(post.contains("\n\n{\"key\":\"***\"}\n"), "the request's body: {post}");
+    // The response: its status and fields as received, lower case, and its body.
+    let fields = http_debug_h2_fields(post, "Response", "HTTP/2");
+    assert_eq!(fields[0], (":status".to_string(), "200".to_string()), "{post}");
+    assert!(fields.contains(&("content-type".to_string(), "text/plain".to_string())), "{post}");
+    let size = String::from_utf8_lossy(&heads[0].1).len();
+    assert!(post.contains(&format!("\n\n{size}\n")), "the response's body: {post}");
+
+    let missing = &shown[1].1;
+    assert!(missing.starts_with("missing` (g 1-1) failed: 404 Not Found\n"), "{missing}");
+    assert_eq!(http_debug_h2_fields(missing, "Request", "h2c")[3], (":path".to_string(), "/missing".to_string()));
+    assert_eq!(http_debug_h2_fields(missing, "Response", "HTTP/2")[0].1, "404", "{missing}");
+    assert!(missing.contains("\n\nnot found\n"), "{missing}");
+    // A request forced to HTTP/1.1 is shown as HTTP/1.1 sent it.
+    let old = &shown[2].1;
+    assert!(old.contains("\nRequest:\nGET /ok HTTP/1.1\nHost: 127.0.0.1:"), "{old}");
+    assert!(old.contains("\nNo response: ") && !old.contains("(HTTP/2"), "{old}");
+
+    // Heads only: the same forms, no body.
+    let dir = TempDir::new("h2-http-debug-heads");
+    let ran = plan.run_any(&dir, &["--http-debug"]);
+    let err = ran.stderr();
+    let shown = http_debug_texts(&err);
+    let labels: Vec<&str> = shown.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(labels, ["missing", "old"], "failed samples only: {err}");
+    let missing = &shown[0].1;
+    let fields = http_debug_h2_fields(missing, "Request", "h2c");
+    assert_eq!(
+        fields.iter().map(|(n, _)| n.as_str()).take(4).collect::<Vec<_>>(),
+        [":method", ":scheme", ":authority", ":path"]
+    );
+    assert_eq!(http_debug_h2_fields(missing, "Response", "HTTP/2")[0].1, "404", "{missing}");
+    assert!(!missing.contains("not found"), "no body: {missing}");
+    assert!(shown[1].1.contains("\nRequest:\nGET /ok HTTP/1.1\n"), "{err}");
+}
+
 #[test]
 fn dry_run_says_over_https_the_version_is_chosen_by_alpn_or_forced() {
     let steps =
@@ -502,7 +605,12 @@ fn nginx_over_tls_is_reached_over_http2_by_alpn_with_rows_equal_to_its_log() {
     let log = nginx.log_lines();
     assert_eq!(log.len(), 21, "rows = nginx's access log");
     assert!(log.iter().all(|l| l.contains("\"GET /ok HTTP/2.0\" 200")), "{log:?}");
-    assert!(ran.stderr().contains("HTTP/2") || ran.stdout().contains("HTTP/2"), "--http-debug shows the version");
+    // The version is what ALPN chose: `--http-debug` shows the fields of the HEADERS frames.
+    let shown = http_debug_texts(&ran.stderr());
+    assert_eq!(shown.len(), 1, "{}", ran.stderr());
+    let fields = http_debug_h2_fields(&shown[0].1, "Request", "over TLS");
+    assert_eq!(fields[1], (":scheme".to_string(), "https".to_string()), "{}", shown[0].1);
+    assert_eq!(http_debug_h2_fields(&shown[0].1, "Response", "HTTP/2")[0].1, "200", "{}", shown[0].1);
 
     // Forced to HTTP/1.1, ALPN offers only http/1.1 and nginx answers over it.
     let dir = TempDir::new("h2-nginx-run-1-1");
@@ -530,9 +638,16 @@ fn nginx_over_tls_is_reached_over_http2_by_alpn_with_rows_equal_to_its_log() {
         .defaults("  tls:\n    ca: ca.pem")
         .steps(&steps_both)
         .json()
-        .run_any(&dir, &[]);
+        .run_any(&dir, &["--http-debug-first", "2"]);
     assert_eq!(ran.jtl.rows.len(), 2);
     assert_eq!((ran.jtl.rows[0]["success"].as_str(), protocols(&ran)[0].as_str()), ("true", "HTTP/1.1"));
+    let shown = http_debug_texts(&ran.stderr());
+    assert_eq!(shown.len(), 2, "{}", ran.stderr());
+    assert!(shown[0].1.contains("\nRequest:\nGET /ok HTTP/1.1\nHost: 127.0.0.1:"), "{}", shown[0].1);
+    assert!(shown[0].1.contains("\nResponse:\nHTTP/1.1 200 OK\n") && !shown[0].1.contains("(HTTP/2"), "{}", shown[0].1);
+    // A request forced to HTTP/2 could only go over it: it shows that form, and why nothing was sent.
+    assert_eq!(http_debug_h2_fields(&shown[1].1, "Request", "over TLS")[0].1, "GET", "{}", shown[1].1);
+    assert!(shown[1].1.contains("\nNo response: Tls: "), "{}", shown[1].1);
     let forced = &ran.jtl.rows[1];
     assert_eq!(forced["success"], "false");
     assert_eq!(forced["responseCode"], "Non HTTP response code: Tls", "{forced:?}");

@@ -1,6 +1,8 @@
 //! An exchange as `--http-debug` shows it, in k6's layout: `Request:`, then for each followed redirect
-//! `RedirectResponse:` and `RedirectRequest:`, then `Response:` (or why there was none). Heads always;
-//! bodies with `full`, cut at [`DEBUG_BODY_LIMIT`]. Secrets are masked everywhere, and `Authorization`
+//! `RedirectResponse:` and `RedirectRequest:`, then `Response:` (or why there was none). Heads always, in the
+//! HTTP version each request went over: HTTP/1.1's request line and header lines, or the fields of HTTP/2's
+//! HEADERS frames (pseudo-header fields first, names in lower case, as `dry-run` shows them); bodies with
+//! `full`, cut at [`DEBUG_BODY_LIMIT`]. Secrets are masked everywhere, and `Authorization`
 //! values are shown as `***` whatever they hold, as `dry-run` shows them. Control characters (C0, DEL and
 //! C1, such as an 8-bit CSI) are written escaped (`\u{9b}`) wherever they are, heads and bodies alike, so
 //! that what a server sends cannot drive the terminal.
@@ -9,11 +11,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use http::header::{AUTHORIZATION, PROXY_AUTHORIZATION};
-use http::HeaderName;
+use http::{HeaderName, Version};
 
 use super::options::DEBUG_BODY_LIMIT;
 use crate::http::request::{title_case, WireRequest};
-use crate::http::{Hop, Response};
+use crate::http::{Hop, HttpVersion, Response};
 use crate::mask::Masks;
 use crate::sample::{Outcome, Sample};
 
@@ -49,7 +51,10 @@ pub(super) fn render(
     for (i, hop) in hops.iter().enumerate() {
         let followed = i + 1 < hops.len();
         if let Some(req) = &hop.request {
-            request(&mut out, if i == 0 { "Request:" } else { "RedirectRequest:" }, req, full, masks);
+            // A redirect's response says the version of its hop; the last hop's is the sample's.
+            let got = hop.response.as_ref().or(last.0.filter(|_| !followed)).map(|r| r.version);
+            let h2 = over_h2(req, got.or(sample.protocol));
+            request(&mut out, if i == 0 { "Request:" } else { "RedirectRequest:" }, (req, h2), full, masks);
         }
         match (&hop.response, followed) {
             (Some(resp), true) => {
@@ -100,9 +105,37 @@ fn push_char(out: &mut Vec<u8>, c: char) {
     }
 }
 
-fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks: &Masks) {
-    let mut head = format!("{title}\n{} {} HTTP/1.1\n", req.method, req.target.path_and_query());
-    header_lines(&mut head, req.lines().map(|(n, v)| (n, v.as_bytes())));
+/// Whether `req` went over HTTP/2, its connection's version being `protocol` (`None`: none was made). A
+/// request that asks for one version goes over it or not at all; one left to ALPN goes over what the
+/// server picked.
+fn over_h2(req: &WireRequest, protocol: Option<Version>) -> bool {
+    match req.version {
+        HttpVersion::Http1 => false,
+        HttpVersion::Http2 => true,
+        HttpVersion::Auto => protocol == Some(Version::HTTP_2),
+    }
+}
+
+const H2C: &str = "(HTTP/2, cleartext (h2c): the fields of the HEADERS frame, then the body in DATA frames)";
+const H2_TLS: &str = "(HTTP/2 over TLS: the fields of the HEADERS frame, then the body in DATA frames)";
+const H2_RESPONSE: &str = "(HTTP/2: the fields of the HEADERS frame)";
+
+/// A request's head, as HTTP/2 sent it when `h2`, and with `full` its body.
+fn request(out: &mut Vec<u8>, title: &str, (req, h2): (&WireRequest, bool), full: bool, masks: &Masks) {
+    let mut head = format!("{title}\n");
+    if h2 {
+        head.push_str(if req.target.origin.https { H2_TLS } else { H2C });
+        head.push('\n');
+        match super::wire::h2_fields(req) {
+            Ok(fields) => head.push_str(&fields),
+            Err(e) => {
+                let _ = writeln!(head, "(not sent: {e})");
+            }
+        }
+    } else {
+        let _ = writeln!(head, "{} {} HTTP/1.1", req.method, req.target.path_and_query());
+        header_lines(&mut head, req.lines().map(|(n, v)| (n, v.as_bytes())), true);
+    }
     push_text(out, &head, masks);
     if full && !req.body.is_empty() {
         body(out, &req.body, req.body.len() as u64, masks);
@@ -112,8 +145,14 @@ fn request(out: &mut Vec<u8>, title: &str, req: &WireRequest, full: bool, masks:
 
 /// A response's head, and with `full` its body; `reason` is its reason phrase, `size` its body's size.
 fn response(out: &mut Vec<u8>, title: &str, (resp, reason, size): (&Response, &str, u64), full: bool, masks: &Masks) {
-    let mut head = format!("{title}\n{:?} {} {reason}\n", resp.version, resp.status);
-    header_lines(&mut head, resp.headers.iter().map(|(n, v)| (n, v.as_bytes())));
+    let h1 = resp.version != Version::HTTP_2;
+    let mut head = if h1 {
+        format!("{title}\n{:?} {} {reason}\n", resp.version, resp.status)
+    } else {
+        // HTTP/2 has no status line and no reason phrase: the status is a pseudo-header field.
+        format!("{title}\n{H2_RESPONSE}\n:status: {}\n", resp.status)
+    };
+    header_lines(&mut head, resp.headers.iter().map(|(n, v)| (n, v.as_bytes())), h1);
     push_text(out, &head, masks);
     if full {
         match &resp.body {
@@ -125,14 +164,16 @@ fn response(out: &mut Vec<u8>, title: &str, (resp, reason, size): (&Response, &s
     out.push(b'\n');
 }
 
-fn header_lines<'a>(head: &mut String, headers: impl Iterator<Item = (&'a HeaderName, &'a [u8])>) {
+/// A line per header, names title-cased (`titled`, HTTP/1.1's) or in lower case as HTTP/2 carries them.
+fn header_lines<'a>(head: &mut String, headers: impl Iterator<Item = (&'a HeaderName, &'a [u8])>, titled: bool) {
     for (name, value) in headers {
         let value = if *name == AUTHORIZATION || *name == PROXY_AUTHORIZATION {
             "***".into()
         } else {
             String::from_utf8_lossy(value)
         };
-        let _ = writeln!(head, "{}: {value}", title_case(name.as_str()));
+        let name = if titled { title_case(name.as_str()) } else { name.as_str().into() };
+        let _ = writeln!(head, "{name}: {value}");
     }
 }
 

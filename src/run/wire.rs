@@ -271,6 +271,16 @@ pub fn masked(request: &WireRequest, masks: &Masks) -> Vec<u8> {
 /// HPACK (pseudo-header fields first, lowercase names, one a line), a blank line and the body, with
 /// Authorization values and `masks` as `***`.
 pub fn masked_h2(request: &WireRequest, masks: &Masks) -> Result<Vec<u8>, RenderError> {
+    let mut head = h2_fields(request)?;
+    head.push('\n');
+    let mut out = masks.mask(&head).into_owned().into_bytes();
+    out.extend_from_slice(&masks.mask_bytes(&request.body));
+    Ok(out)
+}
+
+/// The fields of `request`'s HEADERS frame, `name: value` a line (pseudo-header fields first, lowercase
+/// names), Authorization values as `***`, not yet masked: [`masked_h2`]'s head, and `--http-debug`'s.
+pub(crate) fn h2_fields(request: &WireRequest) -> Result<String, RenderError> {
     let fields = crate::http::h2_head(request).map_err(|f| RenderError(f.message))?;
     let mut head = String::with_capacity(256);
     for (n, v) in &fields {
@@ -281,10 +291,7 @@ pub fn masked_h2(request: &WireRequest, masks: &Masks) -> Result<Vec<u8>, Render
         };
         head.push_str(&format!("{n}: {value}\n"));
     }
-    head.push('\n');
-    let mut out = masks.mask(&head).into_owned().into_bytes();
-    out.extend_from_slice(&masks.mask_bytes(&request.body));
-    Ok(out)
+    Ok(head)
 }
 
 #[cfg(test)]
