@@ -324,6 +324,7 @@ fn http_debug_shows_an_http2_exchange_as_its_headers_frames_carried_it() {
         "          json: { key: \"{{ props.key }}\" }\n",
         "      - name: missing\n        request:\n          url: /missing\n",
         "      - name: old\n        request:\n          url: /ok\n          http_version: 1.1\n",
+        "      - name: moved\n        request:\n          url: /to-ok\n",
     ]
     .concat();
     let plan = LoadRun::new("debug-h2", &server.url())
@@ -332,14 +333,14 @@ fn http_debug_shows_an_http2_exchange_as_its_headers_frames_carried_it() {
         .steps(&steps);
 
     let dir = TempDir::new("h2-http-debug-full");
-    let ran = plan.run_any(&dir, &["--http-debug=full", "--http-debug-first", "3"]);
-    assert_eq!(ran.jtl.rows.len(), 3);
-    assert_eq!(server.get(|c: &H2Counts| &c.streams), 2, "the HTTP/1.1 request did not reach the HTTP/2 server");
+    let ran = plan.run_any(&dir, &["--http-debug=full", "--http-debug-first", "4"]);
+    assert_eq!(ran.jtl.rows.len(), 4);
+    assert_eq!(server.get(|c: &H2Counts| &c.streams), 4, "the HTTP/1.1 request did not reach the HTTP/2 server");
     let err = ran.stderr();
     assert!(!err.contains(SECRET), "{err}");
     let shown = http_debug_texts(&err);
     let labels: Vec<&str> = shown.iter().map(|(l, _)| l.as_str()).collect();
-    assert_eq!(labels, ["post", "missing", "old"], "{err}");
+    assert_eq!(labels, ["post", "missing", "old", "moved"], "{err}");
 
     // The request: the fields the server received, in its order, secrets and Authorization as `***`.
     let post = &shown[0].1;
@@ -372,6 +373,13 @@ fn http_debug_shows_an_http2_exchange_as_its_headers_frames_carried_it() {
     let old = &shown[2].1;
     assert!(old.contains("\nRequest:\nGET /ok HTTP/1.1\nHost: 127.0.0.1:"), "{old}");
     assert!(old.contains("\nNo response: ") && !old.contains("(HTTP/2"), "{old}");
+    // A followed redirect: each request and response of the chain in the form of its hop.
+    let moved = &shown[3].1;
+    assert_eq!(http_debug_h2_fields(moved, "Request", "h2c")[3].1, "/to-ok", "{moved}");
+    let redirect = http_debug_h2_fields(moved, "RedirectResponse", "HTTP/2");
+    assert_eq!(redirect[..2], [(":status".into(), "302".into()), ("location".into(), "/ok".into())], "{moved}");
+    assert_eq!(http_debug_h2_fields(moved, "RedirectRequest", "h2c")[3].1, "/ok", "{moved}");
+    assert_eq!(http_debug_h2_fields(moved, "Response", "HTTP/2")[0].1, "200", "{moved}");
 
     // Heads only: the same forms, no body.
     let dir = TempDir::new("h2-http-debug-heads");

@@ -217,6 +217,12 @@ async fn handle(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             let _ = conn.send(Cmd::Kill);
         }
+        "/to-ok" => {
+            let moved = Response::builder().status(302).header("location", "/ok").body(()).unwrap();
+            if respond.send_response(moved, true).is_ok() {
+                c.answered.fetch_add(1, Ordering::SeqCst);
+            }
+        }
         p if p.starts_with("/bytes/") => {
             let n: usize = p["/bytes/".len()..].parse().unwrap_or(0);
             answer(respond, 200, Bytes::from(vec![b'x'; n])).await
