@@ -1,7 +1,8 @@
 //! HTTP/2 through the binary: cleartext with prior knowledge (`http_version: 2`) against an in-process server
 //! on the h2 crate's server side, its hostile cases (RST_STREAM, REFUSED_STREAM, GOAWAY, SETTINGS limits, flow
 //! control, a reset mid-stream), a GOAWAY whose last-stream id a request crosses (a raw server written frame
-//! by frame), dry-run's HTTP/2 form, and HTTP/2 over TLS by ALPN against Debian's nginx with a test CA.
+//! by frame), dry-run's and `--http-debug`'s HTTP/2 form, and HTTP/2 over TLS by ALPN against Debian's nginx
+//! with a test CA.
 
 use crate::common;
 
