@@ -313,3 +313,44 @@ fn forbidden(name: &HeaderName) -> bool {
         || name.as_str() == "keep-alive"
         || name.as_str() == "proxy-connection"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::request::HttpVersion;
+    use crate::http::target::{Base, Target};
+
+    fn request(target: Target) -> WireRequest {
+        WireRequest {
+            method: http::Method::GET,
+            target,
+            headers: Vec::new(),
+            body: Bytes::new(),
+            version: HttpVersion::Http2,
+        }
+    }
+
+    /// What the whole URL parsed into a `Uri` gives, and the failure's message, or the `Uri` h2 is given.
+    fn sent(req: &WireRequest, authority: &mut Option<(HeaderValue, Authority)>) -> Result<String, String> {
+        build(req, authority).map(|r| r.uri().to_string()).map_err(|f| f.message)
+    }
+
+    #[test]
+    fn the_uri_from_the_targets_parts_is_the_whole_urls() {
+        let base = Base::parse("http://127.0.0.1:8080/api").unwrap();
+        let long = format!("/{}", "a".repeat(usize::from(u16::MAX)));
+        let relative = ["/u?id=1&x=%20", "", "?q=1", "#frag", "/p#f", "/a b", "/\u{e9}", "/x?y={z}", "/%zz", &long];
+        let absolute = ["https://[::1]:8443/p?q", "http://h", "http://h:80?x", "https://h/a\"b", "http://h/%7e"];
+        let mut cached = None;
+        let targets = relative.iter().map(|raw| Target::resolve(Some(&base), raw.to_string()));
+        for target in targets.chain(absolute.iter().map(|url| Target::absolute(url.to_string()))) {
+            let req = request(target.unwrap());
+            let whole = http::Uri::try_from(req.target.url.as_str())
+                .map(|u| u.to_string())
+                .map_err(|e| format!("URL `{}` cannot be sent: {e}", req.target.url));
+            // Once with the authority parsed, once with the one kept from the request before.
+            assert_eq!(sent(&req, &mut None), whole, "{}", req.target.url);
+            assert_eq!(sent(&req, &mut cached), whole, "{}", req.target.url);
+        }
+    }
+}
