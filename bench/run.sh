@@ -46,10 +46,10 @@
 #                     against nginx's access log
 #             crowd   the same with 5,000 users and 1 s of think time after each request: the share of the
 #                     schedule (5,000 req/s) each tool keeps once all users are active
-#             h2      CPU per request over HTTP/2 (h2c) to nginx: planrun against h2load -m 1 (bench/h2.py;
-#                     H2_USERS 50, H2_REQUESTS 200000 a run)
+#             h2      CPU per request over HTTP/2 (h2c) to nginx: planrun and BASE against h2load -m 1
+#                     (bench/h2.py; H2_USERS 50, H2_REQUESTS 200000 a run)
 #   PLANRUN the binary to measure (default: target/release/planrun, built by `cargo build --release`)
-#   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache and users
+#   BASE    another planrun build (with `--cores`) for cpu, cpu32k, cg, icache, users and h2
 #   SERVER_CPU (0), CLIENT_CPU (1), ALL_CPUS (the CPUs of "users", "gen", "stall", "busy"; default every CPU)
 #   TOOLS   which tools parts tools and crowd run (default all: drill locust k6 artillery jmeter; planrun always)
 #   SKIP_INSTALL=1 (use what is on PATH), KEEP=1 (keep the work directory: every tool's output, runs.json)

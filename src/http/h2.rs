@@ -15,7 +15,8 @@ use bytes::{Bytes, BytesMut};
 use h2::client::{Connection, SendRequest};
 use h2::Reason;
 use http::header::{CONNECTION, HOST, TE, TRANSFER_ENCODING, UPGRADE};
-use http::{HeaderMap, HeaderName, Request};
+use http::uri::{Authority, PathAndQuery, Scheme};
+use http::{HeaderMap, HeaderName, HeaderValue, Request};
 
 use super::counting::WireStats;
 use super::error::Failure;
@@ -30,6 +31,9 @@ use crate::http::target::Origin;
 /// limit.
 const MAX_HEADER_LIST: u32 = super::limits::MAX_HEAD as u32;
 
+/// The length from which `http::Uri` refuses a URL.
+const MAX_URI: usize = u16::MAX as usize - 1;
+
 /// An HTTP/2 connection to an origin.
 pub struct H2Conn {
     /// Where it goes.
@@ -42,6 +46,8 @@ pub struct H2Conn {
     ended: bool,
     /// When the last exchange's response headers came.
     pub first_read: Option<Instant>,
+    /// The last request's Host and its `:authority`.
+    authority: Option<(HeaderValue, Authority)>,
 }
 
 impl std::fmt::Debug for H2Conn {
@@ -82,7 +88,7 @@ impl H2Conn {
             .handshake(io)
             .await
             .map_err(|e| h2_failure(&e).failure)?;
-        Ok(Self { origin, send, conn, stats, ended: false, first_read: None })
+        Ok(Self { origin, send, conn, stats, ended: false, first_read: None, authority: None })
     }
 
     /// Whether the connection can take another request. With `look`, what the server sent while it sat idle
@@ -117,7 +123,7 @@ impl H2Conn {
         into: &mut Result<Response, Failure>,
     ) -> Result<u64, H2Failure> {
         self.first_read = None;
-        let request = build(req).map_err(|f| H2Failure { failure: f, retry: Retry::Never })?;
+        let request = build(req, &mut self.authority).map_err(|f| H2Failure { failure: f, retry: Retry::Never })?;
         let Self { send, conn, ended, first_read, .. } = self;
         let conn = &mut *conn;
         // Ready to open a stream (the server's SETTINGS may limit how many are open at once).
@@ -182,8 +188,14 @@ impl H2Conn {
     }
 }
 
-/// Polls `f` while driving the connection: its frames are read and written by the same poll. When the
-/// connection has ended and `f` still waits, the exchange fails (nothing more can come).
+/// Polls `f`, driving the connection when it waits: the connection's frames are read and written by the same
+/// poll, and `f` is polled again after it. When the connection has ended and `f` still waits, the exchange
+/// fails (nothing more can come).
+///
+/// `f` is polled with a waker that does nothing: only the connection's poll, in this same task, changes what
+/// `f` sees, and `f` is polled after each. So a stream's readiness never wakes the task a second time for
+/// what the connection's own poll already handled, and a ready `f` (the frames it waits for were read
+/// together with the ones before) costs no poll of the connection.
 async fn drive<T>(
     conn: &mut Connection<Stream, Bytes>,
     ended: &mut bool,
@@ -191,13 +203,17 @@ async fn drive<T>(
 ) -> Result<T, H2Failure> {
     let mut conn_error: Option<h2::Error> = None;
     poll_fn(|cx| {
+        let mut quiet = Context::from_waker(Waker::noop());
+        if let Poll::Ready(r) = f(&mut quiet) {
+            return Poll::Ready(r.map_err(|e| h2_failure(&e)));
+        }
         if !*ended {
             if let Poll::Ready(r) = Pin::new(&mut *conn).poll(cx) {
                 *ended = true;
                 conn_error = r.err();
             }
         }
-        match f(cx) {
+        match f(&mut quiet) {
             Poll::Ready(r) => Poll::Ready(r.map_err(|e| h2_failure(&e))),
             // The connection's own error, not the stream's: a GOAWAY there does not say the stream was not
             // processed.
@@ -264,10 +280,18 @@ fn h2_failure(e: &h2::Error) -> H2Failure {
 }
 
 /// The request as h2 sends it: pseudo-headers from the URL (`:authority` is the Host the HTTP/1.1 engine would
-/// send), then the request's headers but those HTTP/2 forbids (RFC 9113 8.2.2).
-pub(super) fn build(req: &WireRequest) -> Result<Request<()>, Failure> {
-    let uri = http::Uri::try_from(req.target.url.as_str())
-        .map_err(|e| Failure::new(ErrorKind::BadRequest, format!("URL `{}` cannot be sent: {e}", req.target.url)))?;
+/// send), then the request's headers but those HTTP/2 forbids (RFC 9113 8.2.2). `authority` keeps the last
+/// Host parsed, which every request on the connection has in common but a few.
+pub(super) fn build(
+    req: &WireRequest,
+    authority: &mut Option<(HeaderValue, Authority)>,
+) -> Result<Request<()>, Failure> {
+    let uri = match uri_of(req, authority) {
+        Some(uri) => uri,
+        None => http::Uri::try_from(req.target.url.as_str()).map_err(|e| {
+            Failure::new(ErrorKind::BadRequest, format!("URL `{}` cannot be sent: {e}", req.target.url))
+        })?,
+    };
     let mut headers = HeaderMap::with_capacity(req.headers.len());
     for (name, value) in &req.headers {
         if forbidden(name) && !(*name == TE && value.as_bytes().eq_ignore_ascii_case(b"trailers")) {
@@ -283,6 +307,29 @@ pub(super) fn build(req: &WireRequest) -> Result<Request<()>, Failure> {
     Ok(request)
 }
 
+/// The URL as a `Uri` from its parts as the target already split them (scheme, the Host's authority, then
+/// only the path and query parsed), what parsing the whole URL gives; `None` where that would not be certain
+/// (a URL as long as a `Uri` may not be, a part that does not parse), which the whole parse then decides.
+fn uri_of(req: &WireRequest, authority: &mut Option<(HeaderValue, Authority)>) -> Option<http::Uri> {
+    let target = &req.target;
+    if target.url.len() >= MAX_URI {
+        return None;
+    }
+    let authority = match authority {
+        Some((host, a)) if *host == target.host => a.clone(),
+        _ => {
+            let a = Authority::try_from(target.host.as_bytes()).ok()?;
+            *authority = Some((target.host.clone(), a.clone()));
+            a
+        }
+    };
+    let mut parts = http::uri::Parts::default();
+    parts.scheme = Some(if target.origin.https { Scheme::HTTPS } else { Scheme::HTTP });
+    parts.authority = Some(authority);
+    parts.path_and_query = Some(PathAndQuery::try_from(target.path_and_query()).ok()?);
+    http::Uri::from_parts(parts).ok()
+}
+
 /// Headers that are HTTP/1.1's connection's own, which HTTP/2 does not carry.
 fn forbidden(name: &HeaderName) -> bool {
     *name == HOST
@@ -292,4 +339,45 @@ fn forbidden(name: &HeaderName) -> bool {
         || *name == TE
         || name.as_str() == "keep-alive"
         || name.as_str() == "proxy-connection"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::request::HttpVersion;
+    use crate::http::target::{Base, Target};
+
+    fn request(target: Target) -> WireRequest {
+        WireRequest {
+            method: http::Method::GET,
+            target,
+            headers: Vec::new(),
+            body: Bytes::new(),
+            version: HttpVersion::Http2,
+        }
+    }
+
+    /// What the whole URL parsed into a `Uri` gives, and the failure's message, or the `Uri` h2 is given.
+    fn sent(req: &WireRequest, authority: &mut Option<(HeaderValue, Authority)>) -> Result<String, String> {
+        build(req, authority).map(|r| r.uri().to_string()).map_err(|f| f.message)
+    }
+
+    #[test]
+    fn the_uri_from_the_targets_parts_is_the_whole_urls() {
+        let base = Base::parse("http://127.0.0.1:8080/api").unwrap();
+        let long = format!("/{}", "a".repeat(usize::from(u16::MAX)));
+        let relative = ["/u?id=1&x=%20", "", "?q=1", "#frag", "/p#f", "/a b", "/\u{e9}", "/x?y={z}", "/%zz", &long];
+        let absolute = ["https://[::1]:8443/p?q", "http://h", "http://h:80?x", "https://h/a\"b", "http://h/%7e"];
+        let mut cached = None;
+        let targets = relative.iter().map(|raw| Target::resolve(Some(&base), raw.to_string()));
+        for target in targets.chain(absolute.iter().map(|url| Target::absolute(url.to_string()))) {
+            let req = request(target.unwrap());
+            let whole = http::Uri::try_from(req.target.url.as_str())
+                .map(|u| u.to_string())
+                .map_err(|e| format!("URL `{}` cannot be sent: {e}", req.target.url));
+            // Once with the authority parsed, once with the one kept from the request before.
+            assert_eq!(sent(&req, &mut None), whole, "{}", req.target.url);
+            assert_eq!(sent(&req, &mut cached), whole, "{}", req.target.url);
+        }
+    }
 }

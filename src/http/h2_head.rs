@@ -10,7 +10,7 @@ use super::request::WireRequest;
 
 /// The fields of `req`'s HEADERS frame, pseudo-header fields first, or why it cannot be sent.
 pub fn h2_head(req: &WireRequest) -> Result<Vec<(String, HeaderValue)>, Failure> {
-    let request = super::h2::build(req)?;
+    let request = super::h2::build(req, &mut None)?;
     let uri = request.uri();
     let mut pseudo = vec![(":method", request.method().as_str().to_string())];
     // As h2's `Pseudo::request`: CONNECT has no scheme or path; an empty path is `*` for OPTIONS, else `/`.

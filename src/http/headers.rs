@@ -43,8 +43,12 @@ impl Headers {
 
     /// Headers that came as a map (HTTP/2's, HPACK-decoded by h2).
     pub(super) fn from_map(map: HeaderMap) -> Self {
-        let set_cookie = map.contains_key(http::header::SET_COOKIE);
-        let encoded = map.contains_key(http::header::CONTENT_ENCODING);
+        // One pass over the few names a response has costs less than hashing for each of the two.
+        let (mut set_cookie, mut encoded) = (false, false);
+        for name in map.keys() {
+            set_cookie |= name == http::header::SET_COOKIE;
+            encoded |= name == http::header::CONTENT_ENCODING;
+        }
         Self { raw: Bytes::new(), content_type: None, set_cookie, encoded, map: OnceCell::from(Box::new(map)) }
     }
 
