@@ -382,6 +382,37 @@ fn tls_sessions_are_resumed_by_their_own_user_only() {
     assert_eq!(server.get(|c| &c.resumed), 1, "only user one's second connection resumed a session");
 }
 
+/// A user that goes back and forth between servers resumes its session with each of them: it remembers the
+/// sessions of several server names, not only of the last one.
+#[test]
+fn a_user_resumes_its_sessions_with_each_server_it_talks_to() {
+    let pki = pki();
+    let dir = TempDir::new("tls_lib_resume_many");
+    let ca = pem(&dir, "ca.pem", &pki.ca.cert_pem);
+    let servers = [TlsServer::start(&pki.server, None), TlsServer::start(&pki.server, None)];
+    // Two server names (the certificate is valid for both), as sessions are kept by name.
+    let urls = [
+        format!("https://localhost:{}/close", servers[0].addr.port()),
+        format!("https://127.0.0.1:{}/close", servers[1].addr.port()),
+    ];
+    let mut user = Client::with_tls(false, 1 << 20, tls_config(&TlsSettings { ca: Some(ca), ..Default::default() }));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    for round in 0..3 {
+        for url in &urls {
+            let ex = rt.block_on(user.execute(&get(url), Duration::from_secs(10), true, true));
+            assert_ok(&ex);
+            assert!(
+                ex.connect > Duration::ZERO,
+                "round {round}: the server closed the connection: each request opens one"
+            );
+        }
+    }
+    for server in &servers {
+        assert_eq!(server.get(|c| &c.handshakes), 3);
+        assert_eq!(server.get(|c| &c.resumed), 2, "each connection after the first to a server resumed a session");
+    }
+}
+
 #[test]
 fn insecure_accepts_a_self_signed_certificate() {
     let pki = pki();
