@@ -171,13 +171,15 @@ impl TlsStream {
                 ConnectionState::ReadTraffic(mut records) => {
                     while let Some(record) = records.next_record() {
                         let mut payload = record.map_err(tls_error)?.payload;
+                        let record_was_empty = payload.is_empty();
                         if let Some(out) = out.as_deref_mut() {
                             let n = payload.len().min(out.remaining());
                             out.put_slice(&payload[..n]);
                             payload = &payload[n..];
                         }
                         self.plain.extend_from_slice(payload);
-                        data = true;
+                        // An empty record delivers nothing: returned as data, it would read as the end.
+                        data |= !record_was_empty;
                     }
                     None
                 }
