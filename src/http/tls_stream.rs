@@ -383,3 +383,71 @@ impl AsyncWrite for TlsStream {
         Pin::new(&mut this.io).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::counting::WireStats;
+    use crate::http::tls::{for_one_user, server_name, tls_config, TlsSettings};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A TLS server on 127.0.0.1 that answers each request it reads (one read) with `size` bytes.
+    async fn server(size: usize) -> std::net::SocketAddr {
+        let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
+        let key = rustls::pki_types::PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der());
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![cert.cert.der().clone()], key.into())
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut tls = acceptor.accept(tcp).await.unwrap();
+            let mut request = vec![0; 1024];
+            while tls.read(&mut request).await.unwrap_or(0) > 0 {
+                tls.write_all(&vec![b'x'; size]).await.unwrap();
+                tls.flush().await.unwrap();
+            }
+        });
+        addr
+    }
+
+    async fn connect(addr: std::net::SocketAddr) -> TlsStream {
+        let run = tls_config(&TlsSettings { insecure: true, ..Default::default() }).unwrap();
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        TlsStream::connect(for_one_user(&run), server_name("127.0.0.1").unwrap(), Counting::new(tcp, WireStats::new()))
+            .await
+            .unwrap()
+    }
+
+    fn holds_nothing(tls: &TlsStream) -> bool {
+        tls.received.capacity() == 0 && tls.plain.capacity() == 0 && tls.unsent.capacity() == 0
+    }
+
+    /// Between responses a connection holds no buffer, whatever size its reader's buffer was: what a small
+    /// reader had no room for is kept until it is read, then freed.
+    #[tokio::test]
+    async fn a_connection_between_responses_holds_no_buffer() {
+        let size = 40_000;
+        let mut tls = connect(server(size).await).await;
+        assert!(holds_nothing(&tls), "after the handshake");
+        for reader in [32 * 1024, 1, 1000] {
+            tls.write_all(b"next").await.unwrap();
+            tls.flush().await.unwrap();
+            let mut got = 0;
+            let mut buf = vec![0; reader];
+            while got < size {
+                let n = tls.read(&mut buf).await.unwrap();
+                assert!(n > 0, "the response ended after {got} bytes");
+                assert!(buf[..n].iter().all(|&b| b == b'x'));
+                got += n;
+            }
+            assert_eq!(got, size);
+            assert!(holds_nothing(&tls), "after a response read {reader} bytes at a time");
+        }
+    }
+}
