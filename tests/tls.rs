@@ -123,9 +123,17 @@ struct TlsServer {
 impl TlsServer {
     /// Serves with `identity`; `client_ca` makes a client certificate signed by it mandatory.
     fn start(identity: &Identity, client_ca: Option<&Identity>) -> TlsServer {
+        Self::start_with(identity, client_ca, rustls::DEFAULT_VERSIONS)
+    }
+
+    /// Serves with `identity`, speaking only the TLS `versions` given.
+    fn start_with(
+        identity: &Identity,
+        client_ca: Option<&Identity>,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TlsServer {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder =
-            ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().unwrap();
+        let builder = ServerConfig::builder_with_provider(provider.clone()).with_protocol_versions(versions).unwrap();
         let builder = match client_ca {
             Some(ca) => {
                 let mut roots = RootCertStore::empty();
@@ -447,6 +455,21 @@ fn large_bodies_cross_tls_both_ways_on_one_connection() {
     assert_eq!((server.get(|c| &c.accepted), server.get(|c| &c.requests)), (1, 12), "one connection for all");
     assert_eq!(bytes, server.get(|c| &c.written), "every byte the server wrote, once");
     assert_eq!(sent, server.get(|c| &c.read), "every byte the server read, once");
+}
+
+/// A server that speaks only TLS 1.2 is resumed too (by session id or ticket, not by a TLS 1.3 ticket).
+#[test]
+fn a_tls12_session_is_resumed_by_its_user() {
+    let pki = pki();
+    let server = TlsServer::start_with(&pki.self_signed, None, &[&rustls::version::TLS12]);
+    let mut user = client(&TlsSettings { insecure: true, ..Default::default() });
+    for _ in 0..3 {
+        let ex = fetch(&mut user, &server.url("/close"));
+        assert_ok(&ex);
+        assert!(ex.connect > Duration::ZERO, "the server closed the connection: each request opens one");
+    }
+    assert_eq!(server.get(|c| &c.handshakes), 3);
+    assert_eq!(server.get(|c| &c.resumed), 2, "each connection after the first resumed the session");
 }
 
 #[test]
