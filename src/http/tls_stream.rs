@@ -393,6 +393,12 @@ mod tests {
 
     /// A TLS server on 127.0.0.1 that answers each request it reads (one read) with `size` bytes.
     async fn server(size: usize) -> std::net::SocketAddr {
+        serve(size, false).await
+    }
+
+    /// The same; with `cut`, it answers the first request with half its bytes and closes the socket without
+    /// a close_notify.
+    async fn serve(size: usize, cut: bool) -> std::net::SocketAddr {
         let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
         let key = rustls::pki_types::PrivatePkcs8KeyDer::from(cert.signing_key.serialize_der());
         let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
@@ -409,8 +415,11 @@ mod tests {
             let mut tls = acceptor.accept(tcp).await.unwrap();
             let mut request = vec![0; 1024];
             while tls.read(&mut request).await.unwrap_or(0) > 0 {
-                tls.write_all(&vec![b'x'; size]).await.unwrap();
+                tls.write_all(&vec![b'x'; if cut { size / 2 } else { size }]).await.unwrap();
                 tls.flush().await.unwrap();
+                if cut {
+                    return;
+                }
             }
         });
         addr
@@ -449,5 +458,28 @@ mod tests {
             assert_eq!(got, size);
             assert!(holds_nothing(&tls), "after a response read {reader} bytes at a time");
         }
+    }
+
+    /// A server that closes its socket in the middle of a response, without close_notify: the read ends in an
+    /// error (the response may have been cut short), as tokio-rustls' did, not in a quiet end.
+    #[tokio::test]
+    async fn a_socket_closed_without_close_notify_is_an_unexpected_end() {
+        let size = 40_000;
+        let mut tls = connect(serve(size, true).await).await;
+        tls.write_all(b"next").await.unwrap();
+        tls.flush().await.unwrap();
+        let mut buf = vec![0; 32 * 1024];
+        let mut got = 0;
+        let end = loop {
+            match tls.read(&mut buf).await {
+                Ok(0) => break Ok(()),
+                Ok(n) => got += n,
+                Err(e) => break Err(e),
+            }
+        };
+        assert_eq!(got, size / 2, "every byte the server sent");
+        let e = end.expect_err("an error, not the end of the stream");
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+        assert!(holds_nothing(&tls));
     }
 }
