@@ -113,7 +113,7 @@ struct Counters {
 }
 
 /// An https server: `/ok` answers 200 "ok", `/close` 200 "ok" and closes the connection, `/bytes/N` N bytes,
-/// anything else 404.
+/// a POST the size of its body, anything else 404.
 struct TlsServer {
     rt: Option<Runtime>,
     addr: SocketAddr,
@@ -123,9 +123,17 @@ struct TlsServer {
 impl TlsServer {
     /// Serves with `identity`; `client_ca` makes a client certificate signed by it mandatory.
     fn start(identity: &Identity, client_ca: Option<&Identity>) -> TlsServer {
+        Self::start_with(identity, client_ca, rustls::DEFAULT_VERSIONS)
+    }
+
+    /// Serves with `identity`, speaking only the TLS `versions` given.
+    fn start_with(
+        identity: &Identity,
+        client_ca: Option<&Identity>,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TlsServer {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder =
-            ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().unwrap();
+        let builder = ServerConfig::builder_with_provider(provider.clone()).with_protocol_versions(versions).unwrap();
         let builder = match client_ca {
             Some(ca) => {
                 let mut roots = RootCertStore::empty();
@@ -210,6 +218,11 @@ async fn handle(
         c.with_client_cert.fetch_add(1, Ordering::SeqCst);
     }
     let path = req.uri().path().to_string();
+    if req.method() == http::Method::POST {
+        use http_body_util::BodyExt;
+        let size = req.into_body().collect().await.map(|b| b.to_bytes().len()).unwrap_or(0);
+        return Ok(Response::new(Full::new(Bytes::from(size.to_string()))));
+    }
     let (status, body) = match path.strip_prefix("/bytes/").map(str::parse::<usize>) {
         _ if path == "/ok" || path == "/close" => (200, Bytes::from_static(b"ok")),
         Some(Ok(n)) => (200, Bytes::from(vec![b'x'; n])),
@@ -380,6 +393,83 @@ fn tls_sessions_are_resumed_by_their_own_user_only() {
     }
     assert_eq!(server.get(|c| &c.handshakes), 3);
     assert_eq!(server.get(|c| &c.resumed), 1, "only user one's second connection resumed a session");
+}
+
+/// A user that goes back and forth between servers resumes its session with each of them: it remembers the
+/// sessions of several server names, not only of the last one.
+#[test]
+fn a_user_resumes_its_sessions_with_each_server_it_talks_to() {
+    let pki = pki();
+    let dir = TempDir::new("tls_lib_resume_many");
+    let ca = pem(&dir, "ca.pem", &pki.ca.cert_pem);
+    let servers = [TlsServer::start(&pki.server, None), TlsServer::start(&pki.server, None)];
+    // Two server names (the certificate is valid for both), as sessions are kept by name.
+    let urls = [
+        format!("https://localhost:{}/close", servers[0].addr.port()),
+        format!("https://127.0.0.1:{}/close", servers[1].addr.port()),
+    ];
+    let mut user = Client::with_tls(false, 1 << 20, tls_config(&TlsSettings { ca: Some(ca), ..Default::default() }));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    for round in 0..3 {
+        for url in &urls {
+            let ex = rt.block_on(user.execute(&get(url), Duration::from_secs(10), true, true));
+            assert_ok(&ex);
+            assert!(
+                ex.connect > Duration::ZERO,
+                "round {round}: the server closed the connection: each request opens one"
+            );
+        }
+    }
+    for server in &servers {
+        assert_eq!(server.get(|c| &c.handshakes), 3);
+        assert_eq!(server.get(|c| &c.resumed), 2, "each connection after the first to a server resumed a session");
+    }
+}
+
+/// Bodies far larger than a TLS record, both ways, on one kept connection: a request body is sent as many
+/// records and a response read from records that arrive in parts, request after request.
+#[test]
+fn large_bodies_cross_tls_both_ways_on_one_connection() {
+    let pki = pki();
+    let server = TlsServer::start(&pki.self_signed, None);
+    let mut client = client(&TlsSettings { insecure: true, ..Default::default() });
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let timeout = Duration::from_secs(10);
+    let (mut bytes, mut sent) = (0, 0);
+    for size in [1usize, 5_000, 16_384, 16_385, 300_000, 1_000_000] {
+        let mut post = get(&server.url("/upload"));
+        post.method = http::Method::POST;
+        post.body = Bytes::from(vec![b'y'; size]);
+        let ex = rt.block_on(client.execute(&post, timeout, true, true));
+        let resp = ex.result.as_ref().unwrap_or_else(|f| panic!("POST of {size} bytes failed: {f:?}"));
+        assert_eq!(resp.body.as_deref(), Some(size.to_string().as_bytes()), "the server got the whole body");
+        let ex2 = rt.block_on(client.execute(&get(&server.url(&format!("/bytes/{size}"))), timeout, true, true));
+        let resp = ex2.result.as_ref().unwrap_or_else(|f| panic!("GET of {size} bytes failed: {f:?}"));
+        assert_eq!(resp.body.as_ref().map(|b| b.len()), Some(size), "the whole body came");
+        assert!(resp.body.as_ref().unwrap().iter().all(|&b| b == b'x'));
+        bytes += ex.bytes + ex2.bytes;
+        sent += ex.sent + ex2.sent;
+    }
+    drop(client);
+    server.settle();
+    assert_eq!((server.get(|c| &c.accepted), server.get(|c| &c.requests)), (1, 12), "one connection for all");
+    assert_eq!(bytes, server.get(|c| &c.written), "every byte the server wrote, once");
+    assert_eq!(sent, server.get(|c| &c.read), "every byte the server read, once");
+}
+
+/// A server that speaks only TLS 1.2 is resumed too (by session id or ticket, not by a TLS 1.3 ticket).
+#[test]
+fn a_tls12_session_is_resumed_by_its_user() {
+    let pki = pki();
+    let server = TlsServer::start_with(&pki.self_signed, None, &[&rustls::version::TLS12]);
+    let mut user = client(&TlsSettings { insecure: true, ..Default::default() });
+    for _ in 0..3 {
+        let ex = fetch(&mut user, &server.url("/close"));
+        assert_ok(&ex);
+        assert!(ex.connect > Duration::ZERO, "the server closed the connection: each request opens one");
+    }
+    assert_eq!(server.get(|c| &c.handshakes), 3);
+    assert_eq!(server.get(|c| &c.resumed), 2, "each connection after the first resumed the session");
 }
 
 #[test]

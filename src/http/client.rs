@@ -11,7 +11,6 @@ use cookie_store::CookieStore;
 use http::header::{LOCATION, SET_COOKIE};
 use rustls::ClientConfig;
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 
 use super::conn::{give_back, take_write_buf, Conn, Idle};
 use super::counting::{Counting, WireStats};
@@ -27,6 +26,7 @@ use super::response::Response;
 use super::stream::Stream;
 use super::tls::TlsSettings;
 use super::tls::{self, TlsError};
+use super::tls_stream::TlsStream;
 use crate::http::target::{Origin, Target};
 
 /// Redirects followed within one sample before it fails.
@@ -827,7 +827,7 @@ async fn open(
         Some(config) => {
             let name = tls::server_name(host)
                 .ok_or_else(|| Failure::new(ErrorKind::Tls, format!("`{host}` is not a valid TLS server name")))?;
-            Some((TlsConnector::from(config), name))
+            Some((config, name))
         }
         None => None,
     };
@@ -844,15 +844,16 @@ async fn open(
     };
     let stream = match tls {
         None => Stream::Plain(counted),
-        Some((connector, name)) => {
+        Some((config, name)) => {
             // Boxed: the handshake's future holds the TLS connection's state; inline, every plain connection
             // would allocate room for it.
-            let tls = Box::pin(connector.connect(name, counted)).await.map_err(|e| Failure::tls_handshake(&e))?;
+            let tls =
+                Box::pin(TlsStream::connect(config, name, counted)).await.map_err(|e| Failure::tls_handshake(&e))?;
             Stream::Tls(Box::new(tls))
         }
     };
     let h2 = match &stream {
-        Stream::Tls(t) => t.get_ref().1.alpn_protocol() == Some(b"h2"),
+        Stream::Tls(t) => t.alpn_protocol() == Some(b"h2"),
         Stream::Plain(_) => h2c,
     };
     if h2 {

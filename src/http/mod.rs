@@ -28,6 +28,7 @@ mod stream;
 mod summary;
 pub mod target;
 mod tls;
+mod tls_stream;
 
 pub use client::{Client, ConnectionCounts, Exchange};
 pub use error::Failure;

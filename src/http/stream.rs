@@ -4,20 +4,19 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use super::counting::Counting;
+use super::tls_stream::TlsStream;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio_rustls::client::TlsStream;
-
-use super::counting::Counting;
 
 /// An http or https connection's stream. An enum rather than a boxed trait object so plain connections,
-/// the common case under load, pay no indirection; the TLS state (kilobytes of buffers) is boxed.
+/// the common case under load, pay no indirection; the TLS state (a kilobyte of it) is boxed.
 #[derive(Debug)]
 pub enum Stream {
     /// http: the socket, counted.
     Plain(Counting<TcpStream>),
     /// https: TLS over the counted socket.
-    Tls(Box<TlsStream<Counting<TcpStream>>>),
+    Tls(Box<TlsStream>),
 }
 
 macro_rules! delegate {

@@ -4,16 +4,18 @@
 //! ~150 roots, which is no work to repeat per virtual user. Each user then takes a copy with a TLS session
 //! cache of its own ([`for_one_user`]), so a user resumes its own sessions, like a browser or a JMeter thread,
 //! and never another user's: a thousand users are a thousand clients doing their own full handshakes.
+//! That cache ([`UserSessions`]) holds only what the user was given: rustls' own in-memory cache sets aside
+//! room for eight tickets a server up front, about 2 KiB a user before the first handshake ends.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::Resumption;
+use rustls::client::{ClientSessionStore, Resumption, Tls12ClientSessionValue, Tls13ClientSessionValue};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{ClientConfig, DigitallySignedStruct, NamedGroup, RootCertStore, SignatureScheme};
 
 /// TLS settings; certificate verification is on unless `insecure`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -112,15 +114,102 @@ pub fn shared_tls_config(settings: &TlsSettings) -> Result<Arc<ClientConfig>, Tl
     Ok(config)
 }
 
-/// TLS sessions one virtual user remembers, one per origin it talks to (it rarely talks to more than a few).
+/// The origins (server names) whose TLS sessions one virtual user remembers; it rarely talks to more than a few.
 const SESSIONS_PER_USER: usize = 8;
+
+/// The TLS 1.3 tickets kept for one server name, as rustls' own cache keeps: the newest are used first.
+const TICKETS_PER_SERVER: usize = 8;
 
 /// The run's configuration for one virtual user: the same trust and client certificate, and a session cache of
 /// the user's own. Cheap: a handful of `Arc`s are cloned.
 pub fn for_one_user(run: &ClientConfig) -> Arc<ClientConfig> {
     let mut config = run.clone();
-    config.resumption = Resumption::in_memory_sessions(SESSIONS_PER_USER);
+    config.resumption = Resumption::store(Arc::new(UserSessions::default()));
     Arc::new(config)
+}
+
+/// One virtual user's TLS sessions: for each of the last [`SESSIONS_PER_USER`] server names it talked to, the
+/// key exchange group that server chose, a TLS 1.2 session and up to [`TICKETS_PER_SERVER`] TLS 1.3 tickets.
+/// Thousands of users each hold one, so it holds no room it does not use (an empty cache is an empty `Vec`).
+#[derive(Default)]
+struct UserSessions(Mutex<Vec<ServerSessions>>);
+
+struct ServerSessions {
+    name: ServerName<'static>,
+    kx_hint: Option<NamedGroup>,
+    /// Boxed: 400-odd bytes that a server speaking TLS 1.3 never fills.
+    tls12: Option<Box<Tls12ClientSessionValue>>,
+    /// Oldest first.
+    tls13: Vec<Tls13ClientSessionValue>,
+}
+
+impl UserSessions {
+    /// What is kept for `name`, when anything is.
+    fn with<T>(&self, name: &ServerName<'_>, f: impl FnOnce(&mut ServerSessions) -> T) -> Option<T> {
+        let mut servers = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        servers.iter_mut().find(|s| s.name == *name).map(f)
+    }
+
+    /// What is kept for `name`, made when nothing was (forgetting the server name added first when the user
+    /// already remembers [`SESSIONS_PER_USER`]).
+    fn edit(&self, name: ServerName<'static>, f: impl FnOnce(&mut ServerSessions)) {
+        let mut servers = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = match servers.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                if servers.len() == SESSIONS_PER_USER {
+                    servers.remove(0);
+                }
+                servers.reserve_exact(1);
+                servers.push(ServerSessions { name, kx_hint: None, tls12: None, tls13: Vec::new() });
+                servers.len() - 1
+            }
+        };
+        f(&mut servers[i]);
+    }
+}
+
+impl std::fmt::Debug for UserSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let servers = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("UserSessions").field("servers", &servers.len()).finish()
+    }
+}
+
+impl ClientSessionStore for UserSessions {
+    fn set_kx_hint(&self, name: ServerName<'static>, group: NamedGroup) {
+        self.edit(name, |s| s.kx_hint = Some(group));
+    }
+
+    fn kx_hint(&self, name: &ServerName<'_>) -> Option<NamedGroup> {
+        self.with(name, |s| s.kx_hint).flatten()
+    }
+
+    fn set_tls12_session(&self, name: ServerName<'static>, value: Tls12ClientSessionValue) {
+        self.edit(name, |s| s.tls12 = Some(Box::new(value)));
+    }
+
+    fn tls12_session(&self, name: &ServerName<'_>) -> Option<Tls12ClientSessionValue> {
+        self.with(name, |s| s.tls12.as_deref().cloned()).flatten()
+    }
+
+    fn remove_tls12_session(&self, name: &ServerName<'static>) {
+        self.with(name, |s| s.tls12 = None);
+    }
+
+    fn insert_tls13_ticket(&self, name: ServerName<'static>, value: Tls13ClientSessionValue) {
+        self.edit(name, |s| {
+            if s.tls13.len() == TICKETS_PER_SERVER {
+                s.tls13.remove(0);
+            }
+            s.tls13.reserve_exact(1);
+            s.tls13.push(value);
+        });
+    }
+
+    fn take_tls13_ticket(&self, name: &ServerName<'static>) -> Option<Tls13ClientSessionValue> {
+        self.with(name, |s| s.tls13.pop()).flatten()
+    }
 }
 
 /// The name the server's certificate must be valid for: a DNS name, or an IP address (sent without SNI).
