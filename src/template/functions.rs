@@ -271,7 +271,8 @@ pub(super) fn random_picked_bytes(rng: &mut ChaCha8Rng, picks: &Picks, n: usize,
         let mut k = 0;
         for _ in 0..len / 4 {
             let [a, b, c, d] = rng.next_u32().to_le_bytes();
-            let four = [picks.0[usize::from(a)], picks.0[usize::from(b)], picks.0[usize::from(c)], picks.0[usize::from(d)]];
+            let four =
+                [picks.0[usize::from(a)], picks.0[usize::from(b)], picks.0[usize::from(c)], picks.0[usize::from(d)]];
             // Characters are ASCII: only a skip has its high bit set.
             if u32::from_ne_bytes(four) & 0x8080_8080 == 0 {
                 if let Some(slot) = picked.get_mut(k..k + 4) {
