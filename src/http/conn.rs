@@ -114,12 +114,11 @@ impl Conn {
         self.reusable = false;
         self.out_of_step = false;
         self.first_read = None;
-        match &mut self.io {
-            Stream::Plain(s) if !inline => write_both(s, head, &req.body).await,
-            io => match io.write_all(head).await {
-                Ok(()) if !inline => io.write_all(&req.body).await,
-                done => done,
-            },
+        if inline {
+            self.io.write_all(head).await
+        } else {
+            // Boxed: a body this large is rare, and its writes would make every exchange's future larger.
+            Box::pin(write_apart(&mut self.io, head, &req.body)).await
         }
         .map_err(|e| Failure::io(&e))?;
         // A TCP socket's flush does nothing; TLS writes its records out on it.
@@ -174,6 +173,18 @@ impl Conn {
         let body = kept.map(BytesMut::freeze);
         *into = Ok(Response { status, reason, data_type, body, headers, version });
         Ok(size)
+    }
+}
+
+/// Writes `head` and then a body that was not copied after it: over TCP both in one vectored write (as
+/// many as the socket takes), over TLS one after the other.
+async fn write_apart(io: &mut Stream, head: &[u8], body: &[u8]) -> io::Result<()> {
+    match io {
+        Stream::Plain(s) => write_both(s, head, body).await,
+        Stream::Tls(s) => {
+            s.write_all(head).await?;
+            s.write_all(body).await
+        }
     }
 }
 
