@@ -91,3 +91,67 @@ fn keep_alive_true_on_a_request_overrides_defaults() {
         assert_eq!(r.header("connection"), expected, "{r:?}");
     }
 }
+
+/// `keep_alive: false` with a plan of `users` users and `loops` loops of one GET to `base`.
+fn closing_plan(base: &str, users: u32, loops: u32) -> String {
+    format!(
+        "name: closing\ndefaults:\n  base_url: \"{base}\"\n  keep_alive: false\n  timeout: 5s\nthread_groups:\n  \
+         - name: users\n    threads: {users}\n    loops: {loops}\n    steps:\n      - name: get\n        \
+         request: {{ url: /ok }}\n"
+    )
+}
+
+#[test]
+fn keep_alive_false_to_a_refused_port_fails_each_request_with_connection_refused() {
+    let dir = TempDir::new("keep_alive_off_refused");
+    let plan = dir.write("plan.yaml", closing_plan(&common::refused_url(), 2, 3));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 6, "one failed row per request:\n{}", jtl.text);
+    for row in &jtl.rows {
+        assert_eq!(row["success"], "false", "{row:?}");
+        assert_eq!(row["responseCode"], "Non HTTP response code: ConnectionRefused", "{row:?}");
+        assert_eq!(row["sentBytes"], "0", "nothing was sent: {row:?}");
+    }
+}
+
+/// Over IPv6 loopback (`[::1]`), as over IPv4: a new connection for each request, each answered.
+#[test]
+fn keep_alive_false_over_ipv6_opens_a_connection_per_request() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    let Ok(listener) = std::net::TcpListener::bind("[::1]:0") else {
+        common::skip("IPv6 loopback", "PLANRUN_REQUIRE_IPV6", "no [::1] on this machine");
+        return;
+    };
+    let port = listener.local_addr().unwrap().port();
+    let (conns, requests) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (c, r) = (conns.clone(), requests.clone());
+    // Answers every connection's one request and closes it; never joined (it waits in accept at the end).
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            c.fetch_add(1, Ordering::SeqCst);
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+            }
+            if seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                r.fetch_add(1, Ordering::SeqCst);
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+            }
+        }
+    });
+    let dir = TempDir::new("keep_alive_off_ipv6");
+    let plan = dir.write("plan.yaml", closing_plan(&format!("http://[::1]:{port}"), 2, 3));
+    let (_, jtl) = run_ok(&dir, &plan, &[]);
+    assert_eq!(jtl.rows.len(), 6, "{}", jtl.text);
+    assert!(jtl.rows.iter().all(|r| r["success"] == "true"), "{}", jtl.text);
+    assert_eq!(requests.load(Ordering::SeqCst), 6, "one request on the server per row");
+    assert_eq!(conns.load(Ordering::SeqCst), 6, "one connection per request");
+}

@@ -1,6 +1,7 @@
 //! One virtual user's HTTP engine: a keep-alive connection per origin (reopened when the server closes it),
 //! plain or TLS, a cookie jar, redirects, and measurements of every phase from the socket itself.
 
+use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,12 +11,14 @@ use std::time::{Duration, Instant};
 use cookie_store::CookieStore;
 use http::header::{LOCATION, SET_COOKIE};
 use rustls::ClientConfig;
+use socket2::{Domain, Socket, Type};
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 
 use super::conn::{give_back, take_write_buf, Conn, Idle};
 use super::counting::{Counting, WireStats};
 use super::deadline::Deadline;
-use super::encode::encode;
+use super::encode::{encode, INLINE_BODY, INLINE_BODY_PLAIN};
 use super::error::Failure;
 use super::h2::{H2Conn, Retry};
 use super::hop::{Counters, How, Record, Recorded, Recorder};
@@ -387,7 +390,8 @@ impl Client {
         let mut reused = idle == Some(Idle::Open);
         let via = self.proxies.as_deref().and_then(|p| p.route(origin)).cloned();
         let mut wire = take_write_buf();
-        let inline = match encode(req, &mut wire) {
+        let inline_max = if origin.https { INLINE_BODY } else { INLINE_BODY_PLAIN };
+        let inline = match encode(req, &mut wire, inline_max) {
             Ok(inline) => inline,
             Err(f) => {
                 give_back(wire);
@@ -832,7 +836,9 @@ async fn open(
         None => None,
     };
     let (counted, resolved) = match via {
-        Some(p) => (proxy::open(p, &origin, stats.clone()).await?, None),
+        // Boxed, as the handshakes below: a proxy's tunnel reads its reply into a buffer of its own, which
+        // would make every plain connection's future too large for the allocator's cache.
+        Some(p) => (Box::pin(proxy::open(p, &origin, stats.clone())).await?, None),
         None => {
             let (addrs, fresh) = match known {
                 Some(addrs) => (addrs, false),
@@ -857,7 +863,7 @@ async fn open(
         Stream::Plain(_) => h2c,
     };
     if h2 {
-        let c = H2Conn::handshake(origin, stream, stats).await?;
+        let c = Box::pin(H2Conn::handshake(origin, stream, stats)).await?;
         return Ok((Opened::H2(Box::new(c)), resolved));
     }
     Ok((Opened::H1(Conn::new(origin, stream, stats)), resolved))
@@ -882,7 +888,7 @@ async fn connect_to(host: &str, addrs: &[SocketAddr]) -> Result<TcpStream, Failu
     let mut last = None;
     let mut stream = None;
     for &addr in addrs.iter() {
-        match TcpStream::connect(addr).await {
+        match connect_one(addr).await {
             Ok(s) => {
                 stream = Some(s);
                 break;
@@ -895,7 +901,28 @@ async fn connect_to(host: &str, addrs: &[SocketAddr]) -> Result<TcpStream, Failu
         (None, Some(e)) => return Err(Failure::connect(&e)),
         (None, None) => return Err(Failure::new(ErrorKind::UnknownHost, format!("No address for {host}"))),
     };
-    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
+/// A TCP connection to `addr`, with Nagle's algorithm off. What `TcpStream::connect` does, less a system call
+/// on every connection: the socket's pending error is asked for only when the readiness that ended the
+/// connect says there is one (a refused connection), not after every connect.
+async fn connect_one(addr: SocketAddr) -> io::Result<TcpStream> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM.nonblocking(), None)?;
+    let _ = socket.set_tcp_nodelay(true);
+    match socket.connect(&addr.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    let stream = TcpStream::from_std(socket.into())?;
+    std::future::poll_fn(|cx| stream.poll_write_ready(cx)).await?;
+    // A failed connect is also an error readiness (EPOLLERR): only then is the socket asked which error.
+    if stream.try_io(Interest::ERROR, || Ok(())).is_ok() {
+        if let Some(e) = stream.take_error()? {
+            return Err(e);
+        }
+    }
     Ok(stream)
 }
 

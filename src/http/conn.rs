@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::io;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use bytes::BytesMut;
 use http::header::CONNECTION;
-use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 use super::counting::WireStats;
 use super::decode::{BodyDecoder, DecodeError, Head, HeadReader};
@@ -114,10 +114,13 @@ impl Conn {
         self.reusable = false;
         self.out_of_step = false;
         self.first_read = None;
-        self.io.write_all(head).await.map_err(|e| Failure::io(&e))?;
-        if !inline {
-            self.io.write_all(&req.body).await.map_err(|e| Failure::io(&e))?;
+        if inline {
+            self.io.write_all(head).await
+        } else {
+            // Boxed: a body this large is rare, and its writes would make every exchange's future larger.
+            Box::pin(write_apart(&mut self.io, head, &req.body)).await
         }
+        .map_err(|e| Failure::io(&e))?;
         // A TCP socket's flush does nothing; TLS writes its records out on it.
         if matches!(self.io, Stream::Tls(_)) {
             self.io.flush().await.map_err(|e| Failure::io(&e))?;
@@ -171,6 +174,35 @@ impl Conn {
         *into = Ok(Response { status, reason, data_type, body, headers, version });
         Ok(size)
     }
+}
+
+/// Writes `head` and then a body that was not copied after it: over TCP both in one vectored write (as
+/// many as the socket takes), over TLS one after the other.
+async fn write_apart(io: &mut Stream, head: &[u8], body: &[u8]) -> io::Result<()> {
+    match io {
+        Stream::Plain(s) => write_both(s, head, body).await,
+        Stream::Tls(s) => {
+            s.write_all(head).await?;
+            s.write_all(body).await
+        }
+    }
+}
+
+/// Writes `head` and then `body` with as few writes as the socket takes: both in one vectored write, with
+/// no copy of the body after the head.
+async fn write_both<W: AsyncWrite + Unpin>(io: &mut W, mut head: &[u8], body: &[u8]) -> io::Result<()> {
+    while !head.is_empty() {
+        let n = io.write_vectored(&[IoSlice::new(head), IoSlice::new(body)]).await?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        if n < head.len() {
+            head = &head[n..];
+        } else {
+            return io.write_all(&body[n - head.len()..]).await;
+        }
+    }
+    io.write_all(body).await
 }
 
 /// Whether a Connection header value has the `close` token.

@@ -7,21 +7,25 @@ use super::error::Failure;
 use super::outcome::ErrorKind;
 use super::request::WireRequest;
 
-/// Bodies up to this size go in the same write as the head.
+/// Over TLS, bodies up to this size are copied after the head, so that both go out in the same records.
 pub const INLINE_BODY: usize = 16 * 1024;
 
-/// Writes `req`'s head (and its body, when it is at most [`INLINE_BODY`] bytes) into `out`; returns whether
+/// Over plain TCP, bodies up to this size are copied after the head; a larger one goes out beside it in the
+/// same vectored write instead (a 10 KB JSON body copied once more per request was 5% of its cost).
+pub const INLINE_BODY_PLAIN: usize = 1024;
+
+/// Writes `req`'s head (and its body, when it is at most `inline_max` bytes) into `out`; returns whether
 /// the body was included. A byte that would end a line or the head early (CR, LF, NUL) refuses the request;
 /// the types of [`WireRequest`] already refuse them in header values, methods and names, and the URL's are
 /// percent-encoded when it is rendered, so this is the last guard, not the first.
-pub fn encode(req: &WireRequest, out: &mut Vec<u8>) -> Result<bool, Failure> {
+pub fn encode(req: &WireRequest, out: &mut Vec<u8>, inline_max: usize) -> Result<bool, Failure> {
     out.clear();
     let target = request_target(req.target.path_and_query())?;
     let method = req.method.as_str();
     if !method.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(Failure::new(ErrorKind::BadRequest, format!("invalid method `{method}`")));
     }
-    out.reserve(64 + target.len() + req.headers.len() * 32 + req.body.len().min(INLINE_BODY));
+    out.reserve(64 + target.len() + req.headers.len() * 32 + req.body.len().min(inline_max));
     out.extend_from_slice(method.as_bytes());
     out.push(b' ');
     out.extend_from_slice(target.as_bytes());
@@ -50,7 +54,7 @@ pub fn encode(req: &WireRequest, out: &mut Vec<u8>) -> Result<bool, Failure> {
         out.extend_from_slice(b"\r\n");
     }
     out.extend_from_slice(b"\r\n");
-    let inline = req.body.len() <= INLINE_BODY;
+    let inline = req.body.len() <= inline_max;
     if inline {
         out.extend_from_slice(&req.body);
     }
@@ -228,7 +232,7 @@ mod tests {
                 body: Default::default(),
                 version: Default::default(),
             };
-            encode(&req, &mut out).unwrap();
+            encode(&req, &mut out, super::INLINE_BODY).unwrap();
             assert_eq!(
                 String::from_utf8_lossy(&out),
                 "GET /p?q=1 HTTP/1.1\r\nHost: example.test:8080\r\nAccept: */*\r\n\r\n"

@@ -31,6 +31,9 @@ pub struct JsonBody {
 enum Op {
     /// JSON text, written as it is.
     Text(Box<str>),
+    /// JSON text of at most 16 bytes (most between two leaves), padded: copied in one fixed move and cut
+    /// back to its length, instead of a call to `memcpy` for a few bytes.
+    Short([u8; 16], u8),
     /// A random piece whose text never needs an escape in a JSON string (a number, letters, digits).
     Draw(Piece),
     /// A random piece whose alphabet has characters JSON escapes (`"`, `\`, controls).
@@ -153,7 +156,9 @@ impl JsonBuilder {
 
     /// The body.
     pub fn finish(self) -> JsonBody {
-        JsonBody { ops: self.ops.into_boxed_slice(), capacity: self.capacity }
+        let ops = self.ops.into_iter().map(short).collect();
+        // The fixed moves write up to 32 bytes past the text they leave.
+        JsonBody { ops, capacity: self.capacity + 32 }
     }
 
     fn draw(&mut self, p: &Piece) {
@@ -164,7 +169,7 @@ impl JsonBuilder {
     fn string_op(&mut self, p: &Piece) -> Op {
         self.capacity += estimate(p);
         match p {
-            Piece::Text(t) => Op::Text(escaped(t).into()),
+            Piece::Text(t) => short(Op::Text(escaped(t).into())),
             Piece::Vu => Op::Vu,
             Piece::Iteration => Op::Iteration,
             Piece::Name(n) => Op::Name(n.clone()),
@@ -176,6 +181,18 @@ impl JsonBuilder {
     fn leaf(&mut self, leaf: Leaf) {
         self.capacity += 16;
         self.ops.push(Op::Leaf(Box::new(leaf)));
+    }
+}
+
+/// A text op of at most 16 bytes as [`Op::Short`]; any other op as it is.
+fn short(op: Op) -> Op {
+    match op {
+        Op::Text(t) if t.len() <= 16 => {
+            let mut bytes = [0u8; 16];
+            bytes[..t.len()].copy_from_slice(t.as_bytes());
+            Op::Short(bytes, t.len() as u8)
+        }
+        op => op,
     }
 }
 
@@ -247,6 +264,11 @@ fn write<'s>(
 ) -> Option<()> {
     match op {
         Op::Text(t) => out.extend_from_slice(t.as_bytes()),
+        Op::Short(bytes, len) => {
+            let end = out.len() + usize::from(*len);
+            out.extend_from_slice(bytes);
+            out.truncate(end);
+        }
         Op::Draw(p) => {
             p.draw_bytes(rng.get_or_insert_with(|| scope.rng()), out);
         }
