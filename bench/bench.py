@@ -1157,8 +1157,8 @@ def connection_tables(b, parts):
     out = ["", "## New connections and TLS", "", host_line(b),
            f"nginx on core(s) {a.server_cpu}, generators on CPU {a.client_cpu}; {versions(b)}; median of {a.runs} "
            f"round(s) of {a.duration} s runs, {CONNS} connections; a ratio is the median over the rounds of the ratio "
-           "within one round (in brackets, the rounds' range). wrk does a full TLS handshake on every connection; "
-           "planrun's users resume their own TLS sessions.", "",
+           "within one round (in brackets, the rounds' range). Both tools resume TLS sessions: the lines under the "
+           "table count, from nginx's log, the requests on a resumed session and after a full handshake.", "",
            "| scenario | wrk CPU s / 10k | planrun CPU s / 10k | planrun / wrk | BASE / wrk | planrun / BASE | "
            "instructions / req, planrun | ... BASE |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
