@@ -654,3 +654,164 @@ fn the_binary_sends_the_client_certificate() {
     assert_all_ok(&jtl);
     assert_eq!(server.get(|c| &c.with_client_cert), 4);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Hostile servers after the handshake: whatever they send, the request ends as a failure with its reason
+// ---------------------------------------------------------------------------------------------------------
+
+/// What a hostile server does once the handshake is over and it has read the request.
+#[derive(Clone, Copy, Debug)]
+enum Misdeed {
+    /// Answers in cleartext on the TLS connection.
+    Cleartext,
+    /// Sends a record header announcing 65,535 bytes, more than a TLS record may hold.
+    OversizeRecord,
+    /// Sends the first 3 bytes of a record header and closes.
+    HalfHeaderThenClose,
+    /// Sends the first 3 bytes of a record header and says nothing more.
+    HalfHeaderThenStall,
+    /// Sends a head announcing 100,000 bytes, 5,000 of them, and closes without close_notify.
+    ShortBodyNoCloseNotify,
+    /// Resets the connection (SO_LINGER 0) instead of answering.
+    Reset,
+}
+
+/// One connection at a time: a TLS handshake with `identity`, the request read, then the misdeed.
+fn hostile_server(identity: &Identity, misdeed: Misdeed) -> (Runtime, SocketAddr) {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![identity.cert.clone()], identity.key_der())
+        .unwrap();
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    rt.spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else { continue };
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tls.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                match misdeed {
+                    Misdeed::Cleartext => {
+                        let tcp = tls.get_mut().0;
+                        let _ = tcp.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await;
+                        tokio::time::sleep(Duration::from_secs(30)).await;
+                    }
+                    Misdeed::OversizeRecord => {
+                        let tcp = tls.get_mut().0;
+                        let mut record = vec![0x17, 0x03, 0x03, 0xff, 0xff];
+                        record.extend_from_slice(&[0xab; 4096]);
+                        let _ = tcp.write_all(&record).await;
+                        tokio::time::sleep(Duration::from_secs(30)).await;
+                    }
+                    Misdeed::HalfHeaderThenClose => {
+                        let _ = tls.get_mut().0.write_all(&[0x17, 0x03, 0x03]).await;
+                    }
+                    Misdeed::HalfHeaderThenStall => {
+                        let _ = tls.get_mut().0.write_all(&[0x17, 0x03, 0x03]).await;
+                        tokio::time::sleep(Duration::from_secs(30)).await;
+                    }
+                    Misdeed::ShortBodyNoCloseNotify => {
+                        let mut response = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".to_vec();
+                        response.extend_from_slice(&[b'x'; 5000]);
+                        let _ = tls.write_all(&response).await;
+                        let _ = tls.flush().await;
+                    }
+                    Misdeed::Reset => {
+                        let _ = tls.get_mut().0.set_linger(Some(Duration::ZERO));
+                    }
+                }
+            });
+        }
+    });
+    (rt, addr)
+}
+
+#[test]
+fn a_hostile_server_after_the_handshake_fails_the_request_with_its_reason() {
+    let pki = pki();
+    let cases = [
+        (Misdeed::Cleartext, ErrorKind::Tls),
+        (Misdeed::OversizeRecord, ErrorKind::Tls),
+        (Misdeed::HalfHeaderThenClose, ErrorKind::ConnectionReset),
+        (Misdeed::HalfHeaderThenStall, ErrorKind::ReadTimeout),
+        (Misdeed::ShortBodyNoCloseNotify, ErrorKind::ConnectionReset),
+        (Misdeed::Reset, ErrorKind::ConnectionReset),
+    ];
+    for (misdeed, kind) in cases {
+        let (rt, addr) = hostile_server(&pki.self_signed, misdeed);
+        let mut client = client(&TlsSettings { insecure: true, ..Default::default() });
+        let url = format!("https://{addr}/ok");
+        let started = std::time::Instant::now();
+        let ex = fetch_within(&mut client, &url, Duration::from_secs(2));
+        // A generous guard against a hang, not a measurement.
+        assert!(started.elapsed() < Duration::from_secs(20), "{misdeed:?} took {:?}", started.elapsed());
+        let failure = ex.result.as_ref().expect_err(&format!("{misdeed:?} must fail the request"));
+        eprintln!("{misdeed:?}: {:?} {}", failure.kind, failure.message);
+        assert_eq!(failure.kind, kind, "{misdeed:?}: {failure:?}");
+        assert!(!failure.message.is_empty(), "{misdeed:?}: no reason given");
+        rt.shutdown_background();
+    }
+}
+
+/// Many users on one thread share its TLS buffers: records of each connection, cut anywhere by the reads,
+/// reach only their own connection, and every byte is counted once.
+#[test]
+fn users_on_one_thread_read_large_bodies_over_tls_at_once() {
+    let pki = pki();
+    let server = TlsServer::start(&pki.self_signed, None);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let users = 16usize;
+    let totals = rt.block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        for user in 0..users {
+            let mut client = client(&TlsSettings { insecure: true, ..Default::default() });
+            let (upload, download) = (server.url("/upload"), server.url(&format!("/bytes/{}", 70_001 + user * 7_919)));
+            set.spawn(async move {
+                let timeout = Duration::from_secs(20);
+                let (mut bytes, mut sent) = (0, 0);
+                for round in 0..3 {
+                    let size = 40_000 + user * 1_231 + round;
+                    let mut post = get(&upload);
+                    post.method = http::Method::POST;
+                    post.body = Bytes::from(vec![b'y'; size]);
+                    let ex = client.execute(&post, timeout, true, true).await;
+                    let resp = ex.result.as_ref().unwrap_or_else(|f| panic!("user {user}: POST failed: {f:?}"));
+                    assert_eq!(resp.body.as_deref(), Some(size.to_string().as_bytes()), "user {user}");
+                    let ex2 = client.execute(&get(&download), timeout, true, true).await;
+                    let resp = ex2.result.as_ref().unwrap_or_else(|f| panic!("user {user}: GET failed: {f:?}"));
+                    assert_eq!(resp.body.as_ref().map(|b| b.len()), Some(70_001 + user * 7_919), "user {user}");
+                    bytes += ex.bytes + ex2.bytes;
+                    sent += ex.sent + ex2.sent;
+                }
+                (bytes, sent)
+            });
+        }
+        let (mut bytes, mut sent) = (0, 0);
+        while let Some(done) = set.join_next().await {
+            let (b, s) = done.unwrap();
+            bytes += b;
+            sent += s;
+        }
+        (bytes, sent)
+    });
+    drop(rt);
+    server.settle();
+    assert_eq!(server.get(|c| &c.accepted), users as u64, "one connection a user");
+    assert_eq!(server.get(|c| &c.requests), users as u64 * 6, "every request reached the server");
+    assert_eq!(totals.0, server.get(|c| &c.written), "every byte the server wrote, once");
+    assert_eq!(totals.1, server.get(|c| &c.read), "every byte the server read, once");
+}
