@@ -731,7 +731,7 @@ fn hostile_server(identity: &Identity, misdeed: Misdeed) -> (Runtime, SocketAddr
                         let _ = tls.flush().await;
                     }
                     Misdeed::Reset => {
-                        let _ = tls.get_mut().0.set_linger(Some(Duration::ZERO));
+                        let _ = tls.get_mut().0.set_zero_linger();
                     }
                 }
             });
