@@ -11,9 +11,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
+use rustls::client::ClientConnectionData;
 use rustls::client::UnbufferedClientConnection;
 use rustls::pki_types::ServerName;
-use rustls::unbuffered::{ConnectionState, EncodeError, EncryptError, InsufficientSizeError, UnbufferedStatus};
+use rustls::unbuffered::{
+    ConnectionState, EncodeError, EncodeTlsData, EncryptError, InsufficientSizeError, UnbufferedStatus,
+};
 use rustls::ClientConfig;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -183,15 +186,8 @@ impl TlsStream {
                     }
                     None
                 }
-                ConnectionState::EncodeTlsData(mut encode) => {
-                    let at = self.unsent.len();
-                    let need = match encode.encode(&mut []) {
-                        Err(EncodeError::InsufficientSize(InsufficientSizeError { required_size })) => required_size,
-                        _ => 0,
-                    };
-                    self.unsent.resize(at + need, 0);
-                    let n = encode.encode(&mut self.unsent[at..]).map_err(io::Error::other)?;
-                    self.unsent.truncate(at + n);
+                ConnectionState::EncodeTlsData(encode) => {
+                    encode_into(&mut self.unsent, encode)?;
                     None
                 }
                 // The records encoded are in `unsent`: they go out before anything written later.
@@ -288,16 +284,7 @@ impl TlsStream {
                         Err(e) => Err(io::Error::other(e)),
                     };
                 }
-                ConnectionState::EncodeTlsData(mut encode) => {
-                    let at = self.unsent.len();
-                    let need = match encode.encode(&mut []) {
-                        Err(EncodeError::InsufficientSize(InsufficientSizeError { required_size })) => required_size,
-                        _ => 0,
-                    };
-                    self.unsent.resize(at + need, 0);
-                    let n = encode.encode(&mut self.unsent[at..]).map_err(io::Error::other)?;
-                    self.unsent.truncate(at + n);
-                }
+                ConnectionState::EncodeTlsData(encode) => encode_into(&mut self.unsent, encode)?,
                 ConnectionState::TransmitTlsData(transmit) => transmit.done(),
                 ConnectionState::PeerClosed => self.closed = true,
                 ConnectionState::Closed => return Err(io::ErrorKind::BrokenPipe.into()),
@@ -382,6 +369,19 @@ impl AsyncWrite for TlsStream {
         ready!(this.poll_send(cx))?;
         Pin::new(&mut this.io).poll_shutdown(cx)
     }
+}
+
+/// Appends the handshake records rustls has to send to `unsent`.
+fn encode_into(unsent: &mut Vec<u8>, mut encode: EncodeTlsData<'_, ClientConnectionData>) -> io::Result<()> {
+    let at = unsent.len();
+    let need = match encode.encode(&mut []) {
+        Err(EncodeError::InsufficientSize(InsufficientSizeError { required_size })) => required_size,
+        _ => 0,
+    };
+    unsent.resize(at + need, 0);
+    let n = encode.encode(&mut unsent[at..]).map_err(io::Error::other)?;
+    unsent.truncate(at + n);
+    Ok(())
 }
 
 #[cfg(test)]
