@@ -534,7 +534,7 @@ impl Nginx {
         let (port, h1_port) = (free(), free());
         let d = dir.path().display();
         let conf = format!(
-            "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
              events {{ worker_connections 256; }}\n\
              http {{\n  access_log {d}/access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  \
              fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  \
@@ -551,7 +551,8 @@ impl Nginx {
             .stderr(Stdio::null())
             .spawn()
             .expect("start nginx");
-        // Held from here, so it is stopped (and waited for) on every path.
+        // Held from here, so it is stopped (and waited for) on every path. Without a master process nginx is
+        // this one process: killing it leaves no worker behind.
         let nginx = Nginx { child, port, h1_port, dir };
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
