@@ -288,3 +288,24 @@ fn carets_stand_under_the_mistake_after_chinese_or_japanese_text() {
     assert_eq!(columns(&carets[..start]), columns(&line[..key]), "carets under `mehtod`:\n{err}");
     assert_eq!(carets[start..].chars().take_while(|&c| c == '^').count(), "mehtod".len(), "{err}");
 }
+
+#[test]
+fn a_mistake_on_an_enormous_line_is_shown_around_its_column() {
+    // A plan on one line, as a generator writes it, with a 1 MiB URL and an unknown key after it.
+    let url = format!("http://127.0.0.1:1/{}", "a".repeat(1 << 20));
+    let yaml = format!(
+        "{{name: x, thread_groups: [{{name: g, threads: 1, steps: [{{name: s, request: {{url: \"{url}\"}}}}], bogus: 1}}]}}\n"
+    );
+    let dir = TempDir::new("yaml_enormous");
+    let plan = dir.write("plan.yaml", &yaml);
+    let out = planrun(dir.path(), ["validate", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    let at = format!("plan.yaml:1:{}\n", yaml.find("bogus").unwrap() + 1);
+    assert!(err.starts_with("error: unknown key `bogus` in thread group\n") && err.contains(&at), "{err}");
+    assert!(err.len() < 2_000, "{} bytes of diagnostics for one problem", err.len());
+    let shown = err.lines().find(|l| l.starts_with("1 | ")).expect("the line");
+    let carets = err.lines().find(|l| l.contains('^')).expect("carets");
+    assert!(shown.starts_with("1 | ...aaa") && shown.contains("bogus: 1"), "{err}");
+    assert_eq!(carets.find('^'), shown.find("bogus"), "{err}");
+}
