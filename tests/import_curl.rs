@@ -159,6 +159,14 @@ fn bad_curl_input_is_exit_2_with_line_and_column() {
     let file = dir.write("huge.sh", &huge);
     let out = planrun(dir.path(), ["import", file.to_str().unwrap(), "-o", "huge.yaml"]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // A value megabytes long in a warning: cut on the terminal, whole in the plan's comment.
+    let header = "h".repeat(3 << 20);
+    let file = dir.write("header.sh", &format!("curl http://x/ -H '{header}'\n"));
+    let out = planrun(dir.path(), ["import", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.len() < 500 && err.contains(&format!("-H `{}...` is not a header", "h".repeat(60))), "{err}");
+    assert!(stdout(&out).contains(&format!("-H `{header}` is not a header")), "the plan keeps it");
     let file = dir.write("nul.sh", "curl \0\0\0\n");
     let out = planrun(dir.path(), ["import", file.to_str().unwrap()]);
     assert!(matches!(out.status.code(), Some(2)) && !stderr(&out).contains("panicked"), "{}", describe(&out));

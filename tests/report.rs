@@ -363,6 +363,19 @@ fn a_file_without_response_codes_is_refused_naming_the_columns() {
         assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
         assert!(stderr(&out).contains(expected), "{name}: {}", describe(&out));
     }
+    // A field megabytes long is quoted in the error by its start only.
+    let huge = format!(
+        "timeStamp,elapsed,label,responseCode,responseMessage,success\n{},2,x,200,OK,true\n",
+        "9x".repeat(1 << 20)
+    );
+    let path = dir.write("huge.jtl", &huge);
+    let out = planrun(dir.path(), [OsStr::new("report"), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(
+        err.len() < 500 && err.contains(&format!("huge.jtl:2: timeStamp `{}...` is neither", "9x".repeat(30))),
+        "{err}"
+    );
     let missing = planrun(dir.path(), ["report", "no-such-file.jtl"]);
     assert_eq!(missing.status.code(), Some(2), "{}", describe(&missing));
     assert!(stderr(&missing).contains("cannot read no-such-file.jtl"), "{}", describe(&missing));

@@ -49,8 +49,9 @@ pub(super) fn import(a: ImportArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
+    // On the terminal a value quoted in a warning is cut; the plan's comments keep it whole.
     for w in &converted.warnings {
-        errln!("warning: {w}");
+        errln!("warning: {}", crate::diag::shorten_quoted(&w.to_string()));
     }
     for n in &converted.notes {
         errln!("note: {n}");

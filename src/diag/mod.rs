@@ -5,7 +5,7 @@ mod suggest;
 mod warning;
 pub mod width;
 
-pub use render::render;
+pub use render::{render, shorten_quoted};
 pub use suggest::did_you_mean;
 pub use warning::{Warning, Warnings};
 

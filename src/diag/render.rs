@@ -100,8 +100,8 @@ fn window(text: &str, before: usize) -> (&str, usize, bool, bool) {
 const QUOTED: usize = 60;
 
 /// `text` with every backquoted piece longer than [`QUOTED`] characters cut to that many and [`CUT`]: a
-/// message names a key or a value of the plan, which may be a line long.
-fn shorten_quoted(text: &str) -> Cow<'_, str> {
+/// message names a key or a value of the input, which may be a line long.
+pub fn shorten_quoted(text: &str) -> Cow<'_, str> {
     let long = text.split('`').skip(1).step_by(2).any(|q| q.chars().nth(QUOTED).is_some());
     if !long {
         return Cow::Borrowed(text);

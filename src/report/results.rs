@@ -371,6 +371,7 @@ impl CsvRows {
         if !known.into_iter().any(|name| find(name).is_some()) {
             let first = header.first().map(String::as_str).unwrap_or_default();
             let reason = if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+                let first = shown(first.as_bytes());
                 format!("it starts with the number {first}: a file without a header")
             } else {
                 let shown: String = header.join(",").chars().take(80).collect();
@@ -415,14 +416,14 @@ impl CsvRows {
             |i: usize| r.get(i).ok_or_else(|| bad(format!("the record has {} fields, the header {width}", r.len())));
         let optional = |i: Option<usize>| i.and_then(|i| r.get(i)).unwrap_or_default();
         let number = |name: &str, bytes: &[u8]| {
-            parse_u64(bytes).ok_or_else(|| bad(format!("{name} `{}` is not a whole number", lossy(bytes))))
+            parse_u64(bytes).ok_or_else(|| bad(format!("{name} `{}` is not a whole number", shown(bytes))))
         };
         let start_ms = {
             let bytes = field(c.time)?;
             parse_timestamp(bytes).ok_or_else(|| {
                 bad(format!(
                     "timeStamp `{}` is neither ms since the epoch nor a date planrun reads ({DATE_FORMATS})",
-                    lossy(bytes)
+                    shown(bytes)
                 ))
             })?
         };
@@ -430,7 +431,7 @@ impl CsvRows {
         let success = match trim(field(c.success)?) {
             s if s.eq_ignore_ascii_case(b"true") => true,
             s if s.eq_ignore_ascii_case(b"false") => false,
-            s => return Err(bad(format!("success `{}` is neither true nor false", lossy(s)))),
+            s => return Err(bad(format!("success `{}` is neither true nor false", shown(s)))),
         };
         let optional_number = |name: &str, i: Option<usize>| match trim(optional(i)) {
             b"" => Ok(0),
@@ -472,8 +473,15 @@ fn trim(bytes: &[u8]) -> &[u8] {
     bytes.trim_ascii()
 }
 
-fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+/// A field as an error message quotes it: its first 60 characters, and `...` when there are more (a
+/// broken file can hold a field megabytes long).
+fn shown(bytes: &[u8]) -> Cow<'_, str> {
+    const SHOWN: usize = 60;
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().nth(SHOWN).is_none() {
+        return text;
+    }
+    Cow::Owned(text.chars().take(SHOWN).chain("...".chars()).collect())
 }
 
 /// UTF-8 as is; anything else as Latin-1 (JMeter writes the platform's encoding when told to).
