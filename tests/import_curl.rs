@@ -161,7 +161,7 @@ fn bad_curl_input_is_exit_2_with_line_and_column() {
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     // A value megabytes long in a warning: cut on the terminal, whole in the plan's comment.
     let header = "h".repeat(3 << 20);
-    let file = dir.write("header.sh", &format!("curl http://x/ -H '{header}'\n"));
+    let file = dir.write("header.sh", format!("curl http://x/ -H '{header}'\n"));
     let out = planrun(dir.path(), ["import", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let err = stderr(&out);
