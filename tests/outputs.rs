@@ -286,7 +286,13 @@ fn devices_and_pipes_are_outputs_like_files() {
     assert_eq!(out.status.code(), Some(0), "/dev/null: {}", describe(&out));
     // The test's stdout pipe, through /dev/stdout, with the summary after the rows (one output at a time:
     // two writers of one pipe may interleave their writes).
-    for args in [&["-o", "/dev/stdout"][..], &["-o", "out.jtl", "--json", "/dev/stdout"]] {
+    // `-` is standard output too, not a file named `-`.
+    for args in [
+        &["-o", "/dev/stdout"][..],
+        &["-o", "out.jtl", "--json", "/dev/stdout"],
+        &["-o", "-"],
+        &["-o", "o.jtl", "--json", "-"],
+    ] {
         let before = server.count();
         let out = planrun(dir.path(), [&["run", plan.to_str().unwrap(), "-q"][..], args].concat());
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", describe(&out));
@@ -294,6 +300,7 @@ fn devices_and_pipes_are_outputs_like_files() {
         let text = stdout(&out);
         let rows = text.lines().filter(|l| l.contains(",ok,") || l.contains(",slow,") || l.starts_with("{")).count();
         assert_eq!(rows, served, "{args:?}: a row per request:\n{text}");
+        assert!(!dir.join("-").exists(), "{args:?}: no file named -");
     }
     // Stdout redirected to a file (`> cap.txt`), named as /dev/stdout or through a link: the rows go through
     // the open stdout, at its offset, so the summary printed after them does not write over them.

@@ -80,10 +80,10 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub plan: PlanArgs,
     /// The JTL file (default: results/<plan name>-<UTC yyyymmdd-HHMMSS>.jtl).
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(value_parser = output_file, short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also write JSON lines, one object per sample.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Add the rows to the JTL and JSON lines files that exist, as JMeter does, instead of replacing them.
     #[arg(long)]
@@ -119,10 +119,10 @@ pub(crate) struct RunArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SummaryArgs {
     /// Also write the statistics as JSON (see docs/results.md).
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
     /// Also write the per-label table as CSV, with JMeter's Aggregate Report columns.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub summary_csv: Option<PathBuf>,
 }
 
@@ -231,10 +231,10 @@ pub(crate) struct CompareArgs {
     /// The candidate, compared with A (ratios are B/A).
     pub b: PathBuf,
     /// Write the comparison as HTML, with both distributions overlaid per label.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Write the comparison as JSON.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Exit 1 when a label's (or TOTAL's) --metric got worse by more than PCT percent.
     #[arg(long, value_name = "PCT")]
@@ -252,7 +252,7 @@ pub(crate) struct MergeArgs {
     #[arg(required = true, value_name = "RESULTS")]
     pub inputs: Vec<PathBuf>,
     /// The merged file.
-    #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
+    #[arg(value_parser = output_file, short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
     #[command(flatten)]
     pub summary: SummaryArgs,
@@ -274,10 +274,10 @@ pub(crate) struct MergeArgs {
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     pub window_mib: u64,
     /// Also write --plan's thresholds judged on the merged rows as JUnit XML, a test case each.
-    #[arg(long, value_name = "FILE", requires = "plan")]
+    #[arg(value_parser = output_file, long, value_name = "FILE", requires = "plan")]
     pub junit: Option<PathBuf>,
     /// Also write the summary (and --plan's thresholds) as Markdown.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub summary_md: Option<PathBuf>,
 }
 
@@ -306,7 +306,7 @@ pub(crate) struct ImportArgs {
     #[arg(long, value_name = "FILE")]
     pub postman_env: Option<PathBuf>,
     /// Write the plan to this file (default: stdout).
-    #[arg(short = 'o', long = "output", value_name = "PLAN.yaml")]
+    #[arg(value_parser = output_file, short = 'o', long = "output", value_name = "PLAN.yaml")]
     pub output: Option<PathBuf>,
     /// Exit 2, writing nothing, when any element is not converted as JMeter runs it.
     #[arg(long)]
@@ -323,10 +323,10 @@ pub(crate) struct ImportArgs {
 #[derive(Debug, Args)]
 pub(crate) struct CiArgs {
     /// Also write the verdicts as JUnit XML: a test case per threshold (per label for compare), for CI.
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Also write the summary and the verdicts as Markdown (for $GITHUB_STEP_SUMMARY, a merge request).
-    #[arg(long, value_name = "FILE")]
+    #[arg(value_parser = output_file, long, value_name = "FILE")]
     pub summary_md: Option<PathBuf>,
 }
 
@@ -363,4 +363,10 @@ pub fn with_default_command(mut args: Vec<String>) -> Result<Vec<String>, Unknow
     }
     args.insert(1, "run".into());
     Ok(args)
+}
+
+/// An output file's path: `-` is standard output, as most tools read it (`/dev/stdout`, written as
+/// docs/results.md says), not a file named `-`.
+fn output_file(value: &str) -> Result<PathBuf, std::convert::Infallible> {
+    Ok(PathBuf::from(if value == "-" { "/dev/stdout" } else { value }))
 }
