@@ -303,3 +303,28 @@ fn a_change_below_a_jtls_whole_milliseconds_is_no_verdict() {
     let reason = row(&mixed, "edge")["reason"].as_str().unwrap().to_string();
     assert!(reason.contains("the 1 ms resolution of A's times"), "{reason}");
 }
+
+#[test]
+fn many_or_long_labels_on_one_side_are_listed_in_short() {
+    let dir = TempDir::new("compare-many-labels");
+    let long = "n".repeat(50_000);
+    let a: Vec<(&str, u64)> = vec![("shared", 5), (&long, 5)];
+    let names: Vec<String> = (0..30).map(|i| format!("id-{i}")).collect();
+    let mut b: Vec<(&str, u64)> = vec![("shared", 5)];
+    b.extend(names.iter().map(|n| (n.as_str(), 5)));
+    let (pa, pb) = (dir.join("a.jtl"), dir.join("b.jtl"));
+    write_jtl(&pa, &a);
+    write_jtl(&pb, &b);
+    let out = compare(&dir, &pa, &pb, &["--json", "c.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = stdout(&out);
+    assert!(text.len() < 3_000, "{} bytes", text.len());
+    let only_a = text.lines().find(|l| l.starts_with("Only in A: ")).expect("only in A");
+    assert_eq!(only_a, format!("Only in A: {}…", "n".repeat(119)));
+    let listed: Vec<String> = names[..20].to_vec();
+    assert!(text.contains(&format!("\nOnly in B: {} and 10 more\n", listed.join(", "))), "{text}");
+    // The JSON keeps every label whole.
+    let c = read_json(&dir.join("c.json"));
+    assert_eq!(c["only_in_a"][0].as_str().map(str::len), Some(50_000));
+    assert_eq!(c["only_in_b"].as_array().map(Vec::len), Some(30));
+}

@@ -27,7 +27,7 @@ use super::reservoir::Reservoirs;
 use super::results::{sniff, Format, ResultsError, ResultsReader};
 use super::summary::time_text;
 use super::summary_json::SummaryFile;
-use crate::diag::width::{one_line, pad_end, pad_start, width};
+use crate::diag::width::{one_line, pad_end, pad_start, truncate, width};
 use crate::metric::Metric;
 use crate::sink::stats::{Stats, SummaryRow};
 
@@ -539,7 +539,7 @@ impl Comparison {
         let _ = writeln!(out, "A: {}\nB: {}", self.a, self.b);
         let _ = writeln!(out, "Verdicts: {}.", self.method);
         for row in &self.rows {
-            let _ = writeln!(out, "\n{}: {} ({})", one_line(&row.label), row.verdict, row.reason);
+            let _ = writeln!(out, "\n{}: {} ({})", shown_label(&row.label), row.verdict, row.reason);
             if let Some(t) = &row.test {
                 let _ = writeln!(
                     out,
@@ -560,14 +560,31 @@ impl Comparison {
                 );
             }
         }
-        if !self.only_in_a.is_empty() {
-            let _ = writeln!(out, "\nOnly in A: {}", one_line(&self.only_in_a.join(", ")));
-        }
-        if !self.only_in_b.is_empty() {
-            let _ = writeln!(out, "\nOnly in B: {}", one_line(&self.only_in_b.join(", ")));
+        for (side, labels) in [("A", &self.only_in_a), ("B", &self.only_in_b)] {
+            if !labels.is_empty() {
+                let _ = writeln!(out, "\nOnly in {side}: {}", shown_labels(labels));
+            }
         }
         out
     }
+}
+
+/// The widest a label is shown in the text comparison, in terminal columns (the JSON and HTML keep it whole).
+const LABEL_COLUMNS: usize = 120;
+/// How many labels a line of labels found on one side only names.
+const LISTED: usize = 20;
+
+fn shown_label(label: &str) -> String {
+    truncate(&one_line(label), LABEL_COLUMNS).into_owned()
+}
+
+/// `labels`, each as [`shown_label`] shows it, the first [`LISTED`] of them and how many more.
+fn shown_labels(labels: &[String]) -> String {
+    let mut text = labels.iter().take(LISTED).map(|l| shown_label(l)).collect::<Vec<_>>().join(", ");
+    if labels.len() > LISTED {
+        let _ = write!(text, " and {} more", labels.len() - LISTED);
+    }
+    text
 }
 
 /// The rows of a label's table: figure, A, B, B/A; a header first. A time below the resolution of its side
