@@ -96,8 +96,9 @@ fn window(text: &str, before: usize) -> (&str, usize, bool, bool) {
     (&text[from..to], before - start, start > 0, end < n)
 }
 
-/// The most characters of a `quoted` piece of the plan a message shows.
-const QUOTED: usize = 60;
+/// The most characters of a `quoted` piece of the plan a message shows: more than a line of a plan written
+/// by hand, so a hint's `write ...` stays whole.
+const QUOTED: usize = 200;
 
 /// `text` with every backquoted piece longer than [`QUOTED`] characters cut to that many and [`CUT`]: a
 /// message names a key or a value of the input, which may be a line long.
@@ -176,7 +177,7 @@ mod tests {
     fn a_long_quoted_piece_of_the_plan_is_cut_in_messages_and_hints() {
         let key = "k".repeat(5_000);
         let out = one("x: 1", 1, 1, &format!("unknown key `{key}` in plan"));
-        assert!(out.len() < 600, "{out}");
+        assert!(out.len() < 1_000, "{out}");
         assert!(out.contains(&format!("unknown key `{}...` in plan", "k".repeat(QUOTED))), "{out}");
         assert_eq!(shorten_quoted("unknown key `naem`"), "unknown key `naem`");
         let open = format!("a lone ` then {key}");
