@@ -112,9 +112,8 @@ pub fn shorten_quoted(text: &str) -> Cow<'_, str> {
     let mut quoted = false;
     while let Some(piece) = pieces.next() {
         // The last piece after an odd backquote has no closing one: not a quote.
-        if quoted && pieces.peek().is_some() && piece.chars().nth(QUOTED).is_some() {
-            out.extend(piece.chars().take(QUOTED));
-            out.push_str(CUT);
+        if quoted && pieces.peek().is_some() {
+            out.push_str(&super::width::cut_chars(piece, QUOTED));
         } else {
             out.push_str(piece);
         }

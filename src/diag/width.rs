@@ -51,6 +51,15 @@ pub fn truncate(text: &str, columns: usize) -> Cow<'_, str> {
     Cow::Owned(cut)
 }
 
+/// At most `chars` characters of `text`: cut, ending in `...`, when it has more. For a piece of input quoted
+/// in a message, where a terminal's columns do not matter.
+pub fn cut_chars(text: &str, chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        None => Cow::Borrowed(text),
+        Some((at, _)) => Cow::Owned(format!("{}...", &text[..at])),
+    }
+}
+
 /// `text` on one line of a table: line ends, tabs and other control characters written as escapes
 /// (`\n`, `\t`, `\u{1b}`), which keep the row on its line and its width known.
 pub fn one_line(text: &str) -> Cow<'_, str> {

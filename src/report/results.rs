@@ -475,13 +475,8 @@ fn trim(bytes: &[u8]) -> &[u8] {
 
 /// A field as an error message quotes it: its first 60 characters, and `...` when there are more (a
 /// broken file can hold a field megabytes long).
-fn shown(bytes: &[u8]) -> Cow<'_, str> {
-    const SHOWN: usize = 60;
-    let text = String::from_utf8_lossy(bytes);
-    if text.chars().nth(SHOWN).is_none() {
-        return text;
-    }
-    Cow::Owned(text.chars().take(SHOWN).chain("...".chars()).collect())
+fn shown(bytes: &[u8]) -> String {
+    crate::diag::width::cut_chars(&String::from_utf8_lossy(bytes), 60).into_owned()
 }
 
 /// UTF-8 as is; anything else as Latin-1 (JMeter writes the platform's encoding when told to).
