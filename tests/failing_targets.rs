@@ -219,7 +219,7 @@ fn a_body_beyond_max_body_is_counted_in_full_and_checked_on_what_was_kept() {
     let started = Instant::now();
     let mut peak_kb = 0;
     let status = loop {
-        if let Some(kb) = vm_hwm_kb(child.id()) {
+        if let Some(kb) = common::vm_hwm_kb(child.id()) {
             peak_kb = peak_kb.max(kb);
         }
         if let Some(status) = child.try_wait().unwrap() {
@@ -237,13 +237,6 @@ fn a_body_beyond_max_body_is_counted_in_full_and_checked_on_what_was_kept() {
     assert_eq!(bytes, server.bytes_written(), "every byte the server wrote");
     // About 35 MB in a debug build whatever the body's size; holding the body would add 50 MB.
     assert!(peak_kb > 0 && peak_kb * 1024 < SIZE, "planrun's peak RSS was {} MB for a 50 MB body", peak_kb >> 10);
-}
-
-/// VmHWM (peak resident set) of a running process, in KiB.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[test]

@@ -522,33 +522,13 @@ fn write_big(files: &[PathBuf], rows: u64) {
     }
 }
 
-/// Runs `planrun` to the end, polling its peak resident memory (VmHWM); returns it (KiB) with the output.
-fn run_measured(dir: &Path, args: &[&OsStr]) -> (Output, u64) {
-    let mut peak_kb = 0;
-    // A guard against a hang only: a debug build takes a while on a busy 2-core machine.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
-    let out = common::run_guarded(cmd.args(args).current_dir(dir), Duration::from_secs(1200), "planrun merge", |pid| {
-        if let Some(kb) = vm_hwm_kb(pid) {
-            peak_kb = peak_kb.max(kb);
-        }
-    });
-    (out, peak_kb)
-}
-
-/// VmHWM (peak resident set) of a running process, in KiB.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// Merges the files, to /dev/null; returns the peak memory (KiB) and the summary JSON.
 fn merge_big(dir: &TempDir, files: &[PathBuf]) -> (u64, Value) {
     let mut args: Vec<&OsStr> = vec![OsStr::new("merge")];
     args.extend(files.iter().map(|f| f.as_os_str()));
     // A small window, so that files many times its size show whether memory stays flat.
     args.extend(["-o", "/dev/null", "--summary-json", "big.json", "--window-mib", "32"].map(OsStr::new));
-    let (out, peak_kb) = run_measured(dir.path(), &args);
+    let (out, peak_kb) = common::run_measured(dir.path(), &args);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     assert!(!stderr(&out).contains("warning"), "every row in order:\n{}", describe(&out));
     (peak_kb, read_json(&dir.join("big.json")))

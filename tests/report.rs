@@ -442,6 +442,48 @@ fn two_million_rows_stream_through() {
     assert_eq!(data["timeline"]["samples"].as_array().unwrap().len(), 200, "200 s of samples, 1 s intervals");
 }
 
+/// A crawl recorded with each URL as its label: 20,000 labels of one sample each. A histogram per label
+/// took about 100 KiB (its counts reach the largest time), so the file needed 2 GiB to summarize and
+/// `compare` twice that.
+#[test]
+fn many_labels_of_few_samples_are_summarized_in_little_memory() {
+    const LABELS: u64 = 20_000;
+    let dir = TempDir::new("report-many-labels");
+    let path = dir.join("crawl.jtl");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(w, "{HEADER}").unwrap();
+    for i in 0..LABELS {
+        let elapsed = 1 + i * 7919 % 5000;
+        writeln!(w, "{},{elapsed},GET /item/{i},200,OK,g 1-1,text,true,,100,50,1,1,http://x/item/{i},1,0,0", T0 + i)
+            .unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    let json = dir.join("crawl.json");
+    let (out, report_kb) = common::run_measured(
+        dir.path(),
+        &[OsStr::new("report"), path.as_os_str(), OsStr::new("--summary-json"), json.as_os_str()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let summary = read_json(&json);
+    let labels = summary["labels"].as_array().unwrap();
+    assert_eq!(labels.len() as u64, LABELS);
+    let last = &labels[LABELS as usize - 1];
+    let want = (1 + (LABELS - 1) * 7919 % 5000) as f64;
+    for key in ["p50_ms", "p99_ms", "max_ms", "mean_ms"] {
+        assert_eq!(last[key].as_f64(), Some(want), "{key} of a label's one sample: {last}");
+    }
+    assert_eq!(summary["total"]["samples"].as_u64(), Some(LABELS));
+    let (out, compare_kb) =
+        common::run_measured(dir.path(), &[OsStr::new("compare"), path.as_os_str(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(stdout(&out).contains("GET /item/19999"), "{}", describe(&out));
+    // About 130 MiB each in a debug build; a histogram per label made them 2 and 4 GiB.
+    for (what, kb) in [("report", report_kb), ("compare", compare_kb)] {
+        assert!(kb > 0 && kb < 400 << 10, "{what} of {LABELS} labels peaked at {} MiB", kb >> 10);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // planrun run --summary-json --report, and the schema
 // ---------------------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ impl Progress {
 
     fn line(&self, stats: &Stats, secs: f64) -> String {
         let elapsed = self.started.elapsed();
-        let done = stats.total_histogram().len();
+        let done = stats.total_latencies().len();
         let progress = match self.planned {
             Planned::Time(t) => format!("{:.0}s / {:.0}s", elapsed.as_secs_f64(), t.as_secs_f64()),
             Planned::Requests(n) => format!("{done} / {n} requests, {:.0}s", elapsed.as_secs_f64()),

@@ -86,7 +86,7 @@ impl Analysis {
             source: self.source.clone(),
             source_format: self.format.name().to_string(),
             summary: SummaryFile::new(&self.stats),
-            distributions: self.stats.histograms().map(|(label, h)| distribution(label, h, resolution)).collect(),
+            distributions: self.stats.latencies().map(|(label, h)| distribution(label, h, resolution)).collect(),
             timeline: self.timeline.data(),
             label_timelines: self.labels.data(),
             failures: self.failures.top(TOP_FAILURES),

@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::distribution::Bins;
@@ -29,6 +28,7 @@ use super::summary::time_text;
 use super::summary_json::SummaryFile;
 use crate::diag::width::{one_line, pad_end, pad_start, truncate, width};
 use crate::metric::Metric;
+use crate::sink::latencies::Latencies;
 use crate::sink::stats::{Stats, SummaryRow};
 
 /// The significance level of the test.
@@ -88,12 +88,12 @@ impl Side {
         Some(r.map_or(&[], |r| r.values()))
     }
 
-    fn histogram(&self, label: &str) -> Option<&Histogram<u64>> {
+    fn latencies(&self, label: &str) -> Option<&Latencies> {
         let (stats, _) = self.samples.as_ref()?;
         if label == "TOTAL" {
-            return Some(stats.total_histogram());
+            return Some(stats.total_latencies());
         }
-        stats.histogram(label)
+        stats.label_latencies(label)
     }
 
     fn resolution_us(&self) -> u64 {
@@ -322,7 +322,7 @@ fn compare_label(label: &str, a: &Side, ra: &SummaryRow, b: &Side, rb: &SummaryR
     let medians = Medians::of(ra, rb);
     let median_change = medians.change_pct();
     let (verdict, reason) = decide(test.as_ref(), &medians, ra.samples.min(rb.samples));
-    let overlay = match (a.histogram(label), b.histogram(label)) {
+    let overlay = match (a.latencies(label), b.latencies(label)) {
         (Some(ha), Some(hb)) => {
             let resolution = a.resolution_us().min(b.resolution_us());
             let bins = Bins::covering(&[ha, hb], resolution);

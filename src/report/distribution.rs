@@ -1,8 +1,9 @@
 //! Response-time distributions as the bins of a histogram chart, counted from the HDR histograms of the
 //! statistics (so every sample the summary counts is in exactly one bin).
 
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+
+use crate::sink::latencies::{self, Latencies};
 
 /// About this many bins per chart.
 pub const TARGET_BINS: u64 = 50;
@@ -38,12 +39,11 @@ pub struct Bins {
 
 impl Bins {
     /// About [`TARGET_BINS`] bins from the smallest value of any histogram to the largest 99.9th percentile.
-    pub fn covering(hists: &[&Histogram<u64>], resolution_us: u64) -> Bins {
+    pub fn covering(hists: &[&Latencies], resolution_us: u64) -> Bins {
         let r = resolution_us.max(1);
         let recorded = hists.iter().filter(|h| !h.is_empty());
-        let lo =
-            recorded.clone().filter_map(|h| h.iter_recorded().next().map(|v| value(h, v.value_iterated_to(), r))).min();
-        let hi = recorded.map(|h| value(h, h.value_at_quantile(0.999), r)).max();
+        let lo = recorded.clone().filter_map(|h| h.recorded().next().map(|(top, _)| value(top, r))).min();
+        let hi = recorded.map(|h| value(h.value_at_quantile(0.999), r)).max();
         let (Some(lo), Some(hi)) = (lo, hi) else {
             return Bins { lo_us: 0, width_us: r, count: 1 };
         };
@@ -53,22 +53,22 @@ impl Bins {
     }
 
     /// Samples of `h` per bin, and those beyond the last.
-    pub fn distribute(&self, h: &Histogram<u64>, resolution_us: u64) -> (Vec<u64>, u64) {
+    pub fn distribute(&self, h: &Latencies, resolution_us: u64) -> (Vec<u64>, u64) {
         let mut counts = vec![0; self.count];
         let mut overflow = 0;
-        for v in h.iter_recorded() {
-            let x = value(h, v.value_iterated_to(), resolution_us.max(1));
+        for (top, count) in h.recorded() {
+            let x = value(top, resolution_us.max(1));
             let i = x.saturating_sub(self.lo_us) / self.width_us;
             match usize::try_from(i).ok().and_then(|i| counts.get_mut(i)) {
-                Some(c) => *c += v.count_at_value(),
-                None => overflow += v.count_at_value(),
+                Some(c) => *c += count,
+                None => overflow += count,
             }
         }
         (counts, overflow)
     }
 
     /// The distribution of `h` over these bins.
-    pub fn distribution(&self, label: &str, h: &Histogram<u64>, resolution_us: u64) -> Distribution {
+    pub fn distribution(&self, label: &str, h: &Latencies, resolution_us: u64) -> Distribution {
         let (counts, overflow) = self.distribute(h, resolution_us);
         Distribution {
             label: label.to_string(),
@@ -82,16 +82,16 @@ impl Bins {
 }
 
 /// One label's distribution over bins of its own.
-pub fn distribution(label: &str, h: &Histogram<u64>, resolution_us: u64) -> Distribution {
+pub fn distribution(label: &str, h: &Latencies, resolution_us: u64) -> Distribution {
     Bins::covering(&[h], resolution_us).distribution(label, h, resolution_us)
 }
 
 /// The sample value a histogram bucket stands for: the first multiple of the resolution in the bucket (exact
 /// when the bucket is narrower than the resolution, as for whole-ms samples below about 1 s), else its low end.
-fn value<T: hdrhistogram::Counter>(h: &Histogram<T>, v: u64, r: u64) -> u64 {
-    let low = h.lowest_equivalent(v);
+fn value(v: u64, r: u64) -> u64 {
+    let low = latencies::lowest_equivalent(v);
     let snapped = low.div_ceil(r) * r;
-    if snapped <= h.highest_equivalent(v) {
+    if snapped <= latencies::highest_equivalent(v) {
         snapped
     } else {
         low
@@ -116,10 +116,10 @@ fn nice_width(raw: f64, min: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn hist(values_ms: impl IntoIterator<Item = u64>) -> Histogram<u64> {
-        let mut h = Histogram::new(3).unwrap();
+    fn hist(values_ms: impl IntoIterator<Item = u64>) -> Latencies {
+        let mut h = Latencies::default();
         for v in values_ms {
-            h.record(v * 1000).unwrap();
+            h.record(v * 1000);
         }
         h
     }
@@ -148,7 +148,7 @@ mod tests {
         let bins = Bins::covering(&[&a, &b], 1000);
         assert_eq!(bins, Bins { lo_us: 10_000, width_us: 1000, count: 31 });
         assert_eq!(bins.distribute(&b, 1000).0[30], 1);
-        let empty = distribution("e", &Histogram::new(3).unwrap(), 1);
+        let empty = distribution("e", &Latencies::default(), 1);
         assert_eq!((empty.counts, empty.overflow, empty.samples), (vec![0], 0, 0));
         let zeros = distribution("z", &hist([0, 0]), 1000);
         assert_eq!((zeros.counts, zeros.bin_ms), (vec![2], 1.0));

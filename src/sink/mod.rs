@@ -7,6 +7,7 @@ mod drain;
 pub(crate) mod file;
 pub(crate) mod jsonl;
 pub mod jtl;
+pub mod latencies;
 mod observe;
 pub mod stats;
 #[cfg(test)]

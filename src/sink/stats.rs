@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::latencies::{self, Latencies};
 use super::{Sink, SinkError};
 use crate::metric::Metric;
 use crate::sample::{ErrorKind, Outcome, Sample};
@@ -13,7 +13,8 @@ use crate::sample::{ErrorKind, Outcome, Sample};
 /// Running statistics of every label and of all requests together (TOTAL).
 ///
 /// Memory does not grow with the number of samples: elapsed times go into auto-resizing HDR histograms (µs,
-/// 3 significant digits), everything else into counters.
+/// 3 significant digits; a label's first few times are kept as they are, see [`Latencies`]), everything else
+/// into counters.
 ///
 /// Transaction samples get their own label row but are left out of TOTAL: their children are already in it,
 /// and counting both would count every request twice. (JMeter's aggregate report counts them in TOTAL.)
@@ -47,6 +48,9 @@ impl Default for Stats {
         }
     }
 }
+
+/// Labels looked for by address before the name is hashed.
+const SCANNED_LABELS: usize = 32;
 
 /// A sample as the statistics see it: borrowed, so a reader of result files need not build a [`Sample`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,7 +234,7 @@ impl Code {
 
 #[derive(Debug, Clone)]
 struct Tally {
-    elapsed_us: Histogram<u64>,
+    elapsed_us: Latencies,
     count: u64,
     transactions: u64,
     errors: u64,
@@ -250,7 +254,7 @@ struct Tally {
 impl Default for Tally {
     fn default() -> Self {
         Tally {
-            elapsed_us: Histogram::new(3).expect("3 significant digits are supported"),
+            elapsed_us: Latencies::default(),
             count: 0,
             transactions: 0,
             errors: 0,
@@ -271,10 +275,7 @@ impl Default for Tally {
 impl Tally {
     fn record(&mut self, s: &Observation<'_>) {
         let us = s.elapsed_us;
-        if self.elapsed_us.record(us).is_err() {
-            // Only when the histogram cannot grow further (beyond usize); keep the sample, clamped.
-            self.elapsed_us.saturating_record(us);
-        }
+        self.elapsed_us.record(us);
         self.count += 1;
         self.transactions += u64::from(s.transaction);
         self.errors += u64::from(!s.success);
@@ -314,10 +315,9 @@ impl Tally {
         let rate = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
         // The histogram answers with the top of a bucket, which may lie above the largest sample. When every
         // sample is a multiple of the resolution, the sample in that bucket is its first such multiple.
-        let pct = |q: f64| {
-            let hist = &self.elapsed_us;
-            let top = hist.value_at_quantile(q);
-            let snapped = hist.lowest_equivalent(top).div_ceil(resolution_us) * resolution_us;
+        let [p50, p90, p95, p99, p999] = self.elapsed_us.values_at_quantiles([0.50, 0.90, 0.95, 0.99, 0.999]);
+        let pct = |top: u64| {
+            let snapped = latencies::lowest_equivalent(top).div_ceil(resolution_us) * resolution_us;
             let value = if resolution_us > 1 && snapped <= top { snapped } else { top };
             ms(value.min(self.max_us))
         };
@@ -338,11 +338,11 @@ impl Tally {
             min_ms: if self.count == 0 { 0.0 } else { ms(self.min_us) },
             max_ms: ms(self.max_us),
             stddev_ms: variance.sqrt() / 1000.0,
-            p50_ms: pct(0.50),
-            p90_ms: pct(0.90),
-            p95_ms: pct(0.95),
-            p99_ms: pct(0.99),
-            p999_ms: pct(0.999),
+            p50_ms: pct(p50),
+            p90_ms: pct(p90),
+            p95_ms: pct(p95),
+            p99_ms: pct(p99),
+            p999_ms: pct(p999),
             throughput: rate(n),
             received_kb_s: rate(self.bytes as f64 / 1024.0),
             sent_kb_s: rate(self.sent_bytes as f64 / 1024.0),
@@ -376,8 +376,9 @@ impl Stats {
 
     /// Adds one sample to its label and, unless it is a transaction, to TOTAL.
     pub fn record(&mut self, s: &Sample) {
-        // A step's samples all share its name's allocation: found by address, without hashing the text.
-        let i = match self.labels.iter().position(|(label, _)| Arc::ptr_eq(label, &s.label)) {
+        // A step's samples all share its name's allocation: found by address among the first labels, without
+        // hashing the text; a plan of thousands of steps hashes the rest rather than scan them all.
+        let i = match self.labels.iter().take(SCANNED_LABELS).position(|(label, _)| Arc::ptr_eq(label, &s.label)) {
             Some(i) => i,
             None => self.index_of(&s.label, || s.label.clone()),
         };
@@ -430,18 +431,18 @@ impl Stats {
         }
     }
 
-    /// Every label's histogram of elapsed times (µs, 3 significant digits), in order of first appearance.
-    pub fn histograms(&self) -> impl Iterator<Item = (&str, &Histogram<u64>)> {
+    /// Every label's elapsed times (µs, as in a histogram of 3 significant digits), in order of first appearance.
+    pub fn latencies(&self) -> impl Iterator<Item = (&str, &Latencies)> {
         self.labels.iter().map(|(label, tally)| (&**label, &tally.elapsed_us))
     }
 
-    /// The label's histogram of elapsed times (µs), when it has samples.
-    pub fn histogram(&self, label: &str) -> Option<&Histogram<u64>> {
+    /// The label's elapsed times (µs), when it has samples.
+    pub fn label_latencies(&self, label: &str) -> Option<&Latencies> {
         self.index.get(label).map(|&i| &self.labels[i].1.elapsed_us)
     }
 
-    /// TOTAL's histogram of elapsed times (µs).
-    pub fn total_histogram(&self) -> &Histogram<u64> {
+    /// TOTAL's elapsed times (µs).
+    pub fn total_latencies(&self) -> &Latencies {
         &self.total().elapsed_us
     }
 
@@ -600,7 +601,7 @@ mod tests {
                 proptest::prop_assert_eq!(shared.window_ms(), apart.window_ms());
             }
             proptest::prop_assert_eq!(shared.summary(), apart.summary());
-            proptest::prop_assert!(shared.total_histogram() == apart.total_histogram());
+            proptest::prop_assert!(*shared.total_latencies().histogram() == *apart.total_latencies().histogram());
         }
     }
 

@@ -602,6 +602,27 @@ pub fn run_guarded(cmd: &mut Command, guard: Duration, what: &str, mut poll: imp
     Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }
 }
 
+/// Runs planrun with `args` in `dir` to the end, polling its peak resident memory (VmHWM); returns the
+/// output and that peak, KiB. The guard is against a hang only: a debug build takes a while on a busy
+/// 2-core machine.
+pub fn run_measured(dir: &Path, args: &[&OsStr]) -> (Output, u64) {
+    let mut peak_kb = 0;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planrun"));
+    let out = run_guarded(cmd.args(args).current_dir(dir), Duration::from_secs(1200), "planrun", |pid| {
+        if let Some(kb) = vm_hwm_kb(pid) {
+            peak_kb = peak_kb.max(kb);
+        }
+    });
+    (out, peak_kb)
+}
+
+/// VmHWM (peak resident set) of a running process, in KiB.
+pub fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// `planrun run PLAN -o DIR/out.jtl [extra...]`, expecting exit 0; returns the output and the JTL.
 pub fn run_ok(dir: &TempDir, plan: &Path, extra: &[&str]) -> (Output, Jtl) {
     let jtl = dir.join("out.jtl");
