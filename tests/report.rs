@@ -484,6 +484,29 @@ fn many_labels_of_few_samples_are_summarized_in_little_memory() {
     }
 }
 
+/// Response codes that carry a unique id (a garbled or hand-made file): the first 100 texts a label has are
+/// counted each, the rest together, instead of one entry per row in memory, the summary and the page.
+#[test]
+fn response_code_texts_past_a_hundred_are_counted_together() {
+    const ROWS: u64 = 1000;
+    let dir = TempDir::new("report-many-codes");
+    let path = dir.join("codes.jtl");
+    let mut text = format!("{HEADER}\n");
+    for i in 0..ROWS {
+        let code = if i % 2 == 0 { "200".to_string() } else { format!("refused #{i}") };
+        text += &format!("{},5,get,{code},x,g 1-1,text,{},,1,1,1,1,http://x/,1,0,0\n", T0 + i, i % 2 == 0);
+    }
+    std::fs::write(&path, text).unwrap();
+    let (_, data, summary) = report(&dir, &path, "codes");
+    let codes = summary["labels"][0]["response_codes"].as_object().unwrap();
+    assert_eq!(codes.len(), 102, "200, 100 texts, and the others: {codes:?}");
+    assert_eq!(codes["200"], ROWS / 2);
+    assert_eq!(codes["refused #1"], 1);
+    assert_eq!(codes["(other codes)"], ROWS / 2 - 100);
+    assert_eq!(summary["total"]["response_codes"], summary["labels"][0]["response_codes"]);
+    assert_eq!(data["summary"], summary);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // planrun run --summary-json --report, and the schema
 // ---------------------------------------------------------------------------------------------------------

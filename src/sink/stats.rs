@@ -232,6 +232,14 @@ impl Code {
     }
 }
 
+/// Distinct response code texts (neither a status nor a transport error) counted per label: a results file
+/// whose codes carry a unique id would otherwise keep one entry per row. The rest are counted together as
+/// [`OTHER_CODES`].
+pub const MAX_TEXT_CODES: usize = 100;
+
+/// The response code under which texts past [`MAX_TEXT_CODES`] are counted.
+pub const OTHER_CODES: &str = "(other codes)";
+
 #[derive(Debug, Clone)]
 struct Tally {
     elapsed_us: Latencies,
@@ -291,10 +299,16 @@ impl Tally {
             ResponseCode::Status(status) => Code::Status(status),
             ResponseCode::Error(kind) => Code::Error(kind),
             ResponseCode::Text(text) => {
-                match self.text_codes.get_mut(text) {
+                // Past the limit a text is counted under OTHER_CODES, unless it was seen before.
+                let key = if self.text_codes.len() < MAX_TEXT_CODES || self.text_codes.contains_key(text) {
+                    text
+                } else {
+                    OTHER_CODES
+                };
+                match self.text_codes.get_mut(key) {
                     Some(n) => *n += 1,
                     None => {
-                        self.text_codes.insert(text.into(), 1);
+                        self.text_codes.insert(key.into(), 1);
                     }
                 }
                 return;
@@ -488,6 +502,31 @@ mod tests {
                 ..sample("get")
             })
             .collect()
+    }
+
+    #[test]
+    fn response_code_texts_past_the_limit_are_counted_together() {
+        let mut stats = Stats::with_resolution_us(1000);
+        let texts: Vec<String> = (0..MAX_TEXT_CODES + 50).map(|i| format!("code {i}")).collect();
+        for text in texts.iter().chain(&texts[..10]) {
+            let code = ResponseCode::parse(text);
+            let o = Observation {
+                label: "a",
+                start_ms: 0,
+                elapsed_us: 1000,
+                success: false,
+                transaction: false,
+                code,
+                bytes: 0,
+                sent_bytes: 0,
+            };
+            stats.observe(&o);
+        }
+        let row = stats.summary().total;
+        assert_eq!(row.response_codes.len(), MAX_TEXT_CODES + 1);
+        assert_eq!(row.response_codes["code 0"], 2, "a text seen before the limit is still counted on its own");
+        assert_eq!(row.response_codes[OTHER_CODES], 50);
+        assert_eq!(row.response_codes.values().sum::<u64>(), row.samples);
     }
 
     #[test]
