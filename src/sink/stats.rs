@@ -504,23 +504,17 @@ mod tests {
             .collect()
     }
 
+    /// A request's observation started at 0.
+    fn observation<'a>(label: &'a str, elapsed_us: u64, success: bool, code: ResponseCode<'a>) -> Observation<'a> {
+        Observation { label, start_ms: 0, elapsed_us, success, transaction: false, code, bytes: 0, sent_bytes: 0 }
+    }
+
     #[test]
     fn response_code_texts_past_the_limit_are_counted_together() {
         let mut stats = Stats::with_resolution_us(1000);
         let texts: Vec<String> = (0..MAX_TEXT_CODES + 50).map(|i| format!("code {i}")).collect();
         for text in texts.iter().chain(&texts[..10]) {
-            let code = ResponseCode::parse(text);
-            let o = Observation {
-                label: "a",
-                start_ms: 0,
-                elapsed_us: 1000,
-                success: false,
-                transaction: false,
-                code,
-                bytes: 0,
-                sent_bytes: 0,
-            };
-            stats.observe(&o);
+            stats.observe(&observation("a", 1000, false, ResponseCode::parse(text)));
         }
         let row = stats.summary().total;
         assert_eq!(row.response_codes.len(), MAX_TEXT_CODES + 1);
@@ -648,18 +642,7 @@ mod tests {
     fn whole_millisecond_resolution_gives_whole_millisecond_percentiles() {
         let mut stats = Stats::with_resolution_us(1000);
         for i in (1..=2000u64).rev() {
-            let code = ResponseCode::Status(200);
-            let o = Observation {
-                label: "ms",
-                start_ms: 0,
-                elapsed_us: i * 1000,
-                success: true,
-                transaction: false,
-                code,
-                bytes: 0,
-                sent_bytes: 0,
-            };
-            stats.observe(&o);
+            stats.observe(&observation("ms", i * 1000, true, ResponseCode::Status(200)));
         }
         let row = stats.summary().total;
         assert_eq!(
