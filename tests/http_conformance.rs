@@ -249,10 +249,18 @@ fn cases() -> Vec<(&'static str, Method, Vec<u8>, Expect)> {
         Got(407, 0, true),
     ));
     // Limits: header count, head size, chunk extensions, trailers.
-    let many: String = (0..101).map(|i| format!("X-{i}: v\r\n")).collect();
-    let head = format!("HTTP/1.1 200 OK\r\n{many}Content-Length: 0\r\n\r\n");
+    let many: String = (0..2000).map(|i| format!("X-{i}: v\r\n")).collect();
+    let head = format!("HTTP/1.1 200 OK\r\n{many}Content-Length: 2\r\n\r\nok");
     v.push((
-        "101 header lines",
+        "2,000 header lines (no count limit, as in JMeter and curl)",
+        get.clone(),
+        head.into_bytes(),
+        Got(200, 2, true),
+    ));
+    let lines: String = "A: b\r\n".repeat(MAX_HEAD / 6 + 1);
+    let head = format!("HTTP/1.1 200 OK\r\n{lines}Content-Length: 0\r\n\r\n");
+    v.push((
+        "short header lines beyond the head's limit",
         get.clone(),
         head.into_bytes(),
         Fail(INVALID, "Invalid HTTP response: message head is too large"),

@@ -5,10 +5,10 @@
 //!
 //! It accepts only a subset of what httparse accepts and reads it the same way (tests/http_common_head.rs
 //! compares the two on generated heads). Anything else (bare LF line ends, leading empty lines, obs-text in
-//! the reason, more than [`MAX_HEADERS`] lines, an error, a head not yet complete) returns `None`, and
+//! the reason, more than [`STACK_HEADERS`] lines, an error, a head not yet complete) returns `None`, and
 //! httparse decides: the grammar planrun accepts and every error it reports stay httparse's.
 
-use super::limits::MAX_HEADERS;
+use super::limits::STACK_HEADERS;
 
 /// The status line of a head read here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +52,7 @@ pub fn parse<'a>(buf: &'a [u8], mut line: impl FnMut(&'a [u8], &'a [u8])) -> Opt
         let end = value_end(buf, value_start);
         let next = crlf(buf, end)?;
         lines += 1;
-        if lines > MAX_HEADERS {
+        if lines > STACK_HEADERS {
             return None;
         }
         let mut value = buf.get(value_start..end)?;
@@ -179,7 +179,7 @@ mod tests {
         ] {
             assert_eq!(parse(unusual, |_, _| {}), None, "{:?}", String::from_utf8_lossy(unusual));
         }
-        let many = format!("HTTP/1.1 200 OK\r\n{}\r\n", "A: b\r\n".repeat(MAX_HEADERS + 1));
+        let many = format!("HTTP/1.1 200 OK\r\n{}\r\n", "A: b\r\n".repeat(STACK_HEADERS + 1));
         assert_eq!(parse(many.as_bytes(), |_, _| {}), None);
     }
 }

@@ -13,7 +13,7 @@ use http::{HeaderName, HeaderValue, Method, StatusCode, Version};
 use super::common_head;
 use super::head_memo;
 use super::headers::{self, Headers};
-use super::limits::{MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_HEADERS, MAX_TRAILERS};
+use super::limits::{MAX_CHUNK_EXTENSIONS, MAX_HEAD, MAX_TRAILERS, MAX_TRAILER_LINES, STACK_HEADERS};
 use super::outcome::DataType;
 use super::summary::Summary;
 
@@ -28,7 +28,7 @@ pub enum DecodeError {
     Status,
     /// A header line that does not parse.
     Header,
-    /// The head is longer than [`MAX_HEAD`] or has more than [`MAX_HEADERS`] lines.
+    /// The head is longer than [`MAX_HEAD`].
     TooLarge,
     /// Content-Length is not digits only, or its values differ.
     ContentLength,
@@ -237,22 +237,45 @@ type HeadStart<'a> = (usize, u16, u8, &'a [u8]);
 #[cold]
 #[inline(never)]
 fn parse_uncommon<'a>(buf: &'a [u8], seen: &mut Seen<'a>) -> Result<Option<HeadStart<'a>>, DecodeError> {
+    with_httparse(buf, |parsed, res| {
+        let len = match parsed? {
+            httparse::Status::Partial => return Ok(None),
+            httparse::Status::Complete(len) => len,
+        };
+        let (Some(code), Some(minor), Some(reason)) = (res.code, res.version, res.reason) else {
+            return Err(DecodeError::Status);
+        };
+        for h in res.headers.iter() {
+            seen.line(buf, h.name.as_bytes(), h.value);
+        }
+        // httparse gives a reason with a byte beyond ASCII as an empty one: the bytes are taken from the line.
+        let reason = if reason.is_empty() { sent_reason(buf) } else { reason.as_bytes() };
+        Ok(Some((len, code, minor, reason)))
+    })
+}
+
+/// Parses the response head at the start of `buf` with httparse and hands the outcome to `read`: with room
+/// for [`STACK_HEADERS`] lines on the stack, or, when the head has more, for every line `buf` holds.
+pub(super) fn with_httparse<'b, R>(
+    buf: &'b [u8],
+    read: impl FnOnce(httparse::Result<usize>, &httparse::Response<'_, 'b>) -> R,
+) -> R {
     // Left uninitialised: httparse writes the lines it finds (filling 100 empty ones cost more than parsing).
-    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
+    let mut lines = [MaybeUninit::<httparse::Header<'b>>::uninit(); STACK_HEADERS];
     let mut res = httparse::Response::new(&mut []);
-    let len = match httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines)? {
-        httparse::Status::Partial => return Ok(None),
-        httparse::Status::Complete(len) => len,
-    };
-    let (Some(code), Some(minor), Some(reason)) = (res.code, res.version, res.reason) else {
-        return Err(DecodeError::Status);
-    };
-    for h in res.headers.iter() {
-        seen.line(buf, h.name.as_bytes(), h.value);
+    let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines);
+    if !matches!(parsed, Err(httparse::Error::TooManyHeaders)) {
+        return read(parsed, &res);
     }
-    // httparse gives a reason with a byte beyond ASCII as an empty one: the bytes are taken from the line.
-    let reason = if reason.is_empty() { sent_reason(buf) } else { reason.as_bytes() };
-    Ok(Some((len, code, minor, reason)))
+    let mut lines = vec![MaybeUninit::<httparse::Header<'b>>::uninit(); line_feeds(buf)];
+    let mut res = httparse::Response::new(&mut []);
+    let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, buf, &mut lines);
+    read(parsed, &res)
+}
+
+/// An upper bound on the header lines in `buf`: every one ends with a line feed.
+fn line_feeds(buf: &[u8]) -> usize {
+    buf.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// The reason phrase's bytes in a status line httparse has accepted: after the empty lines it skips,
@@ -637,7 +660,7 @@ impl BodyDecoder {
                 }
             }
             (TrailerLf, b'\n') => {
-                if self.trailer_lines >= MAX_HEADERS {
+                if self.trailer_lines >= MAX_TRAILER_LINES {
                     return Err(DecodeError::Chunk("chunk trailers count overflow"));
                 }
                 self.trailer_lines += 1;

@@ -3,12 +3,9 @@
 //! [`super::decode`] already found. Assertions, extractors, cookies, redirects and `--http-debug` ask.
 
 use std::cell::OnceCell;
-use std::mem::MaybeUninit;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue};
-
-use super::limits::MAX_HEADERS;
 
 /// The headers of one response.
 #[derive(Debug, Clone, Default)]
@@ -95,26 +92,25 @@ pub(super) fn visible(head: &[u8], start: u32, len: u32) -> Option<&[u8]> {
 /// The map of a head that [`super::decode::parse_head`] accepted: every name and value was checked then,
 /// so a line that does not convert cannot happen; it would be left out rather than fail the sample.
 fn build(raw: &Bytes) -> HeaderMap {
-    let mut lines = [MaybeUninit::<httparse::Header<'_>>::uninit(); MAX_HEADERS];
-    let mut res = httparse::Response::new(&mut []);
-    let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(&mut res, raw, &mut lines);
-    let mut map = HeaderMap::with_capacity(res.headers.len());
-    if !matches!(parsed, Ok(httparse::Status::Complete(_))) {
-        return map;
-    }
-    for h in res.headers.iter() {
-        // httparse's value is a slice of `raw`: the map's values share it rather than copy it.
-        let start = (h.value.as_ptr() as usize).wrapping_sub(raw.as_ptr() as usize);
-        let end = start.checked_add(h.value.len()).filter(|&end| end <= raw.len() && start <= end);
-        let value = match end {
-            Some(end) => HeaderValue::from_maybe_shared(raw.slice(start..end)),
-            None => HeaderValue::from_bytes(h.value),
-        };
-        if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(h.name.as_bytes()), value) {
-            map.append(name, value);
+    super::decode::with_httparse(raw, |parsed, res| {
+        let mut map = HeaderMap::with_capacity(res.headers.len());
+        if !matches!(parsed, Ok(httparse::Status::Complete(_))) {
+            return map;
         }
-    }
-    map
+        for h in res.headers.iter() {
+            // httparse's value is a slice of `raw`: the map's values share it rather than copy it.
+            let start = (h.value.as_ptr() as usize).wrapping_sub(raw.as_ptr() as usize);
+            let end = start.checked_add(h.value.len()).filter(|&end| end <= raw.len() && start <= end);
+            let value = match end {
+                Some(end) => HeaderValue::from_maybe_shared(raw.slice(start..end)),
+                None => HeaderValue::from_bytes(h.value),
+            };
+            if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(h.name.as_bytes()), value) {
+                map.append(name, value);
+            }
+        }
+        map
+    })
 }
 
 #[cfg(test)]
@@ -143,6 +139,15 @@ mod tests {
         assert_eq!(cookies, [b"a=1".to_vec(), b"b=2".to_vec()]);
         assert_eq!(h.get("x-a").map(HeaderValue::as_bytes), Some(&b"1"[..]));
         assert_eq!(h.iter().count(), 6);
+    }
+
+    #[test]
+    fn a_head_of_more_lines_than_the_stack_holds_keeps_them_all() {
+        let lines: String = (0..1000).map(|i| format!("X-{i}: v{i}\r\n")).collect();
+        let h = headers(format!("HTTP/1.1 200 OK\r\n{lines}Set-Cookie: a=1\r\nContent-Length: 0\r\n\r\n").as_bytes());
+        assert_eq!(h.iter().count(), 1002);
+        assert_eq!(h.get("x-999").map(HeaderValue::as_bytes), Some(&b"v999"[..]));
+        assert!(h.sets_cookies(), "a line past the first hundred is read by the first pass too");
     }
 
     #[test]
